@@ -1,0 +1,79 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+
+/** Repository root (or the directory next to the compiled binary). Everything relative hangs off it. */
+export const ROOT_DIR = resolve(import.meta.dir, "..");
+
+const flag = z
+  .string()
+  .optional()
+  .transform((v) => v !== undefined && ["1", "true", "yes", "on"].includes(v.toLowerCase()));
+
+/**
+ * Every setting the appliance reads, with its default. One schema: validated once at start-up,
+ * documented in the README's configuration table.
+ */
+const EnvSchema = z.object({
+  CLIPYARD_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  CLIPYARD_HOST: z.string().default("127.0.0.1"),
+  CLIPYARD_DATA_DIR: z.string().default("./data"),
+  CLIPYARD_PUBLIC_URL: z.string().url().optional(),
+  CLIPYARD_TIME_SCALE: z.coerce.number().positive().default(1),
+  CLIPYARD_ALLOW_PRIVATE_NETWORK: flag,
+  CLIPYARD_ALLOW_HTTP: flag,
+  CLIPYARD_MODELS_DIR: z.string().optional(),
+  CLIPYARD_MODEL_MIRROR: z.string().optional(),
+  CLIPYARD_MAX_MEDIA_BYTES: z.coerce.number().int().positive().default(4 * 1024 ** 3),
+  CLIPYARD_MAX_MEDIA_SECONDS: z.coerce.number().positive().default(4 * 3600),
+  CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
+  CLIPYARD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  FFMPEG_PATH: z.string().optional(),
+  YTDLP_PATH: z.string().optional(),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  timeScale: number;
+  allowPrivateNetwork: boolean;
+  allowHttp: boolean;
+  modelsDir: string;
+  modelMirror?: string;
+  maxMediaBytes: number;
+  maxMediaSeconds: number;
+  workers: number;
+  logLevel: "debug" | "info" | "warn" | "error";
+  ffmpegPath?: string;
+  ytdlpPath?: string;
+};
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`invalid configuration: ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.CLIPYARD_DATA_DIR);
+  const host = e.CLIPYARD_HOST;
+  const displayHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  return {
+    port: e.CLIPYARD_PORT,
+    host,
+    dataDir,
+    publicUrl: (e.CLIPYARD_PUBLIC_URL ?? `http://${displayHost}:${e.CLIPYARD_PORT}`).replace(/\/+$/, ""),
+    timeScale: e.CLIPYARD_TIME_SCALE,
+    allowPrivateNetwork: e.CLIPYARD_ALLOW_PRIVATE_NETWORK,
+    allowHttp: e.CLIPYARD_ALLOW_HTTP,
+    modelsDir: resolve(e.CLIPYARD_MODELS_DIR ?? resolve(ROOT_DIR, "models")),
+    modelMirror: e.CLIPYARD_MODEL_MIRROR,
+    maxMediaBytes: e.CLIPYARD_MAX_MEDIA_BYTES,
+    maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,
+    workers: e.CLIPYARD_WORKERS,
+    logLevel: e.CLIPYARD_LOG_LEVEL,
+    ffmpegPath: e.FFMPEG_PATH,
+    ytdlpPath: e.YTDLP_PATH,
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Data that flows between pipeline stages. Stages read and write these shapes only, so each stage
+ * can be tested on its own with synthetic values.
+ */
+
+/** One recognised word with its timing in seconds from media start and the diarized speaker label. */
+export interface Word {
+  word: string;
+  start: number;
+  end: number;
+  speaker: string;
+  /** Recogniser confidence 0..1 when the engine gives one. */
+  p?: number;
+}
+
+/** One speaker turn: contiguous words of one speaker. This is the API's transcript segment. */
+export interface Segment {
+  speaker: string;
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface Transcript {
+  language: string;
+  segments: Segment[];
+  words: Word[];
+  /** Speaker label -> display name when a speaker introduced themself or was introduced. */
+  speakerNames?: Record<string, string>;
+  /** Which engine/model produced it, e.g. "whisper.cpp ggml-base.en". */
+  engine?: string;
+}
+
+/** Probe result of a local media file. */
+export interface MediaInfo {
+  path: string;
+  durationSeconds: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+  width?: number;
+  height?: number;
+  fps?: number;
+}
+
+/** A clip the highlight stage chose, before rendering. Times in seconds from media start. */
+export interface ClipPlan {
+  rank: number;
+  category: string;
+  hook: string;
+  pull_quote: string;
+  start_time: number;
+  end_time: number;
+  transcript_text: string;
+  score: number;
+  reason: string;
+}
