@@ -1,0 +1,40 @@
+#!/usr/bin/env bun
+/**
+ * The clipyard command line. Each command lives in src/cli/<name>.ts and exports
+ * `default async function (argv: string[]): Promise<number>` (the exit code); commands load lazily so
+ * `clipyard mcp` or `clipyard keys` never pay for the pipeline's imports.
+ */
+const commands: Record<string, { summary: string; load: () => Promise<{ default: (argv: string[]) => Promise<number> }> }> = {
+  serve: { summary: "run the HTTP API, scheduler and workers", load: () => import("./cli/serve.ts") },
+  keys: { summary: "create, list and revoke API keys", load: () => import("./cli/keys.ts") },
+};
+
+function usage(): string {
+  const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`);
+  return `usage: clipyard <command> [options]\n\ncommands:\n${rows.join("\n")}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "help" || name === "--help" || name === "-h") {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`clipyard: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  const mod = await command.load();
+  return mod.default(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0 || !["serve", "mcp"].includes(process.argv[2] ?? "")) process.exit(code);
+  },
+  (err) => {
+    process.stderr.write(`clipyard: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
