@@ -1,0 +1,35 @@
+import { ApiError } from "./errors.ts";
+
+/** Largest request body accepted, in bytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Reads and parses a JSON object body ourselves (not the framework), so every failure maps to the
+ * spec's codes: invalid_json for unparseable text, invalid_body for JSON that is not an object.
+ */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const buf = await request.arrayBuffer();
+  if (buf.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
+  } catch {
+    throw new ApiError("invalid_json", "The request body is not valid UTF-8 JSON.");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ApiError("invalid_json", `The request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ApiError("invalid_body", "The request body must be a JSON object.");
+  }
+  return value as Record<string, unknown>;
+}
+
+function tooLarge(): ApiError {
+  return new ApiError("body_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+}
