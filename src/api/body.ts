@@ -10,8 +10,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const buf = await request.arrayBuffer();
-  if (buf.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  const buf = await readLimited(request);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
@@ -32,4 +31,23 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
 
 function tooLarge(): ApiError {
   return new ApiError("body_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+}
+
+/** Reads the body but stops as soon as it passes the limit, so a huge upload never sits in memory. */
+async function readLimited(request: Request): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
