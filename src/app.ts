@@ -10,11 +10,15 @@ import { SandboxRunner } from "./jobs/sandbox-runner.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { JobTransitions } from "./jobs/transitions.ts";
 import { livePipeline } from "./pipeline/live.ts";
+import { SecretBox } from "./secrets.ts";
+import { jobEventOutbox } from "./webhooks/events.ts";
+import { DeliveryWorker } from "./webhooks/worker.ts";
 
 export interface Appliance {
   ctx: AppContext;
   scheduler: Scheduler;
   api: ReturnType<typeof buildApi>;
+  deliveries: DeliveryWorker;
 }
 
 /** The composition root: builds every service once and wires them together. */
@@ -23,18 +27,24 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
   const shareSecret = installationSecret(db, "share_secret");
   const transitions = new JobTransitions(db, clock, shareSecret);
   let scheduler: Scheduler | undefined;
+  const policy = { allowPrivateNetwork: config.allowPrivateNetwork, allowHttp: config.allowHttp };
+  const present = { publicUrl: config.publicUrl, shareSecret };
+  const box = SecretBox.forDataDir(config.dataDir);
+  const deliveries = new DeliveryWorker(db, clock, box, policy, config.timeScale);
+  transitions.onTerminal(jobEventOutbox(db, clock, present, () => deliveries.wake()));
   const ctx: AppContext = {
     config,
     db,
     clock,
     limiter: new SlidingWindowLimiter(clock),
-    present: { publicUrl: config.publicUrl, shareSecret },
+    present,
     transitions,
     submitEffects: [],
     wakeScheduler: () => scheduler?.wake(),
+    webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
   };
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
   const live = new StagedLiveRunner(config, transitions, livePipeline(config));
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, { workers: config.workers, timeScale: config.timeScale });
-  return { ctx, scheduler, api: buildApi(ctx) };
+  return { ctx, scheduler, deliveries, api: buildApi(ctx) };
 }

@@ -5,6 +5,7 @@ import type { SlidingWindowLimiter } from "./api/rate-limit.ts";
 import type { PresentContext } from "./jobs/present.ts";
 import type { JobTransitions } from "./jobs/transitions.ts";
 import type { SubmitEffect } from "./jobs/submit.ts";
+import type { WebhookDeps } from "./webhooks/service.ts";
 
 /** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
 export interface AppContext {
@@ -16,6 +17,7 @@ export interface AppContext {
   transitions: JobTransitions;
   /** Effects committed with every new job (billing holds for live jobs). */
   submitEffects: SubmitEffect[];
+  webhooks: WebhookDeps;
   /** Nudges the scheduler after a submission so sandbox timing does not wait for the next poll. */
   wakeScheduler(): void;
 }

@@ -8,6 +8,14 @@ import { requestIdOf } from "./request-id.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
+import {
+  createWebhookRoute,
+  deleteWebhookRoute,
+  listDeliveriesRoute,
+  listWebhooksRoute,
+  replayDeliveryRoute,
+  testWebhookRoute,
+} from "./routes/webhooks.ts";
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
 
@@ -54,6 +62,21 @@ export function buildApi(ctx: AppContext) {
     }, { parse: "none" })
     .get("/v1/jobs", ({ request, set }) => listJobsRoute(ctx, request, set.headers as Record<string, string>))
     .get("/v1/jobs/:id", ({ request, set, params }) => getJobRoute(ctx, request, set.headers as Record<string, string>, params.id))
+    .post("/v1/webhooks", ({ request, set }) => {
+      set.status = 201;
+      return createWebhookRoute(ctx, request, set.headers as Record<string, string>);
+    }, { parse: "none" })
+    .get("/v1/webhooks", ({ request, set }) => listWebhooksRoute(ctx, request, set.headers as Record<string, string>))
+    .delete("/v1/webhooks/:id", ({ request, set, params }) => deleteWebhookRoute(ctx, request, set.headers as Record<string, string>, params.id), { parse: "none" })
+    .post("/v1/webhooks/:id/test", ({ request, set, params }) => {
+      set.status = 202;
+      return testWebhookRoute(ctx, request, set.headers as Record<string, string>, params.id, requestIdOf(request));
+    }, { parse: "none" })
+    .get("/v1/webhooks/:id/deliveries", ({ request, set, params }) => listDeliveriesRoute(ctx, request, set.headers as Record<string, string>, params.id))
+    .post("/v1/webhooks/deliveries/:id/replay", ({ request, set, params }) => {
+      set.status = 202;
+      return replayDeliveryRoute(ctx, request, set.headers as Record<string, string>, params.id);
+    }, { parse: "none" })
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
 

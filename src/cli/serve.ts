@@ -6,9 +6,10 @@ import { log, setLogLevel } from "../log.ts";
 export default async function serve(_argv: string[]): Promise<number> {
   const config = loadConfig();
   setLogLevel(config.logLevel);
-  const { api, scheduler, ctx } = buildAppliance(config);
+  const { api, scheduler, deliveries, ctx } = buildAppliance(config);
   api.listen({ hostname: config.host, port: config.port });
   scheduler.start();
+  deliveries.start();
   const sweep = setInterval(() => ctx.limiter.sweep(), 60_000);
   log.info("clipyard listening", { url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, dataDir: config.dataDir });
   let closing = false;
@@ -19,6 +20,7 @@ export default async function serve(_argv: string[]): Promise<number> {
     clearInterval(sweep);
     await api.stop();
     await scheduler.stop();
+    await deliveries.stop();
     ctx.db.$client.close();
     process.exit(0);
   };

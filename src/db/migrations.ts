@@ -62,4 +62,55 @@ export const migrations: string[] = [
     value TEXT NOT NULL
   );
   `,
+  /* 2: webhooks — endpoints, the event outbox, deliveries and their attempts */ `
+  CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret_enc TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active','disabled')),
+    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    disabled_at INTEGER,
+    deleted_at INTEGER
+  );
+  CREATE INDEX webhooks_org ON webhooks(org_id);
+  CREATE TABLE events (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    type TEXT NOT NULL,
+    job_id TEXT,
+    request_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    payload TEXT NOT NULL
+  );
+  CREATE TABLE deliveries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    webhook_id TEXT NOT NULL REFERENCES webhooks(id),
+    event_id TEXT NOT NULL REFERENCES events(id),
+    kind TEXT NOT NULL CHECK (kind IN ('event','test','replay')),
+    status TEXT NOT NULL CHECK (status IN ('pending','succeeded','failed')),
+    attempt_count INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    completed_at INTEGER,
+    last_error TEXT
+  );
+  CREATE INDEX deliveries_due ON deliveries(status, next_attempt_at);
+  CREATE INDEX deliveries_webhook ON deliveries(webhook_id, seq);
+  CREATE TABLE delivery_attempts (
+    delivery_id TEXT NOT NULL REFERENCES deliveries(id),
+    number INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    http_status INTEGER,
+    error TEXT,
+    PRIMARY KEY (delivery_id, number)
+  );
+  `,
 ];

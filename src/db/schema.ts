@@ -56,5 +56,58 @@ export const settings = sqliteTable("settings", {
   value: text("value").notNull(),
 });
 
+export const webhooks = sqliteTable("webhooks", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull(),
+  url: text("url").notNull(),
+  events: text("events").notNull(),
+  secretEnc: text("secret_enc").notNull(),
+  status: text("status", { enum: ["active", "disabled"] }).notNull(),
+  consecutiveFailures: integer("consecutive_failures").notNull(),
+  createdAt: integer("created_at").notNull(),
+  disabledAt: integer("disabled_at"),
+  deletedAt: integer("deleted_at"),
+});
+
+export const events = sqliteTable("events", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull(),
+  type: text("type").notNull(),
+  jobId: text("job_id"),
+  requestId: text("request_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+  payload: text("payload").notNull(),
+});
+
+export const deliveries = sqliteTable("deliveries", {
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  id: text("id").notNull(),
+  orgId: text("org_id").notNull(),
+  webhookId: text("webhook_id").notNull(),
+  eventId: text("event_id").notNull(),
+  kind: text("kind", { enum: ["event", "test", "replay"] }).notNull(),
+  status: text("status", { enum: ["pending", "succeeded", "failed"] }).notNull(),
+  attemptCount: integer("attempt_count").notNull(),
+  nextAttemptAt: integer("next_attempt_at"),
+  leaseOwner: text("lease_owner"),
+  leaseExpiresAt: integer("lease_expires_at"),
+  createdAt: integer("created_at").notNull(),
+  completedAt: integer("completed_at"),
+  lastError: text("last_error"),
+});
+
+export const deliveryAttempts = sqliteTable("delivery_attempts", {
+  deliveryId: text("delivery_id").notNull(),
+  number: integer("number").notNull(),
+  at: integer("at").notNull(),
+  durationMs: integer("duration_ms").notNull(),
+  httpStatus: integer("http_status"),
+  error: text("error"),
+});
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type EventRow = typeof events.$inferSelect;
+export type DeliveryRow = typeof deliveries.$inferSelect;
+export type AttemptRow = typeof deliveryAttempts.$inferSelect;
 export type JobRow = typeof jobs.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -7,7 +7,8 @@ import { buildAppliance, type Appliance } from "../../src/app.ts";
 import { systemClock, type Clock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 
-export interface TestAppliance extends Appliance {
+export interface TestAppliance extends Omit<Appliance, "api"> {
+  http: Appliance["api"];
   baseUrl: string;
   dataDir: string;
   key(org: string, env?: "test" | "live"): string;
@@ -26,9 +27,15 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
   const baseUrl = `http://127.0.0.1:${port}`;
   // URLs the API returns must point at this server.
   appliance.ctx.present.publicUrl = baseUrl;
-  if (opts.scheduler !== false) appliance.scheduler.start();
+  if (opts.scheduler !== false) {
+    appliance.scheduler.start();
+    appliance.deliveries.start();
+  }
   return {
-    ...appliance,
+    ctx: appliance.ctx,
+    scheduler: appliance.scheduler,
+    deliveries: appliance.deliveries,
+    http: appliance.api,
     baseUrl,
     dataDir,
     key(org, env = "test") {
@@ -51,6 +58,7 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
     },
     async stop() {
       await appliance.scheduler.stop(100);
+      await appliance.deliveries.stop();
       await appliance.api.stop(true);
       appliance.ctx.db.$client.close();
       rmSync(dataDir, { recursive: true, force: true });
