@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -7,7 +7,7 @@ export function randomBase62(bits: number): string {
   const length = Math.ceil(bits / Math.log2(62));
   let out = "";
   while (out.length < length) {
-    for (const b of randomBytes(length * 2)) {
+    for (const b of crypto.getRandomValues(new Uint8Array(length + 8))) {
       if (b < 248) out += BASE62[b % 62];
       if (out.length === length) break;
     }
