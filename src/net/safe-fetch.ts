@@ -55,7 +55,7 @@ function vettedLookup(policy: NetworkPolicy) {
 }
 
 /** Opens a request and resolves with the response head; the caller consumes the body stream. */
-export function openRequest(raw: string, req: SafeRequest, policy: NetworkPolicy): Promise<IncomingMessage> {
+export async function openRequest(raw: string, req: SafeRequest, policy: NetworkPolicy): Promise<IncomingMessage> {
   const url = checkUrl(raw, policy);
   const mod = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
