@@ -46,12 +46,12 @@ const CONTRAST = [
 ];
 const SUPERLATIVE_WORDS = new Set([
   "best", "worst", "most", "least", "biggest", "greatest", "hardest", "never", "always", "everyone", "everything",
-  "nobody", "nothing", "first", "only", "craziest", "favorite", "favourite", "ever", "incredible", "insane",
+  "nobody", "nothing", "only", "craziest", "favorite", "favourite", "ever", "incredible", "insane",
 ]);
 const ADVICE = [
   /\byou (?:should|need to|have to|must|want to|gotta|'ve got to)\b/, /\bmy advice\b/, /\bthe (?:trick|key) is\b/,
   /\bmake sure\b/, /\bdon'?t\b.*\b(?:ever|just)\b/, /\bif you(?:'re| are| want)\b/, /\bstart (?:by|with)\b/,
-  /\bstop\b/, /\btry to\b/, /\bremember to\b/, /\bhow to\b/, /\bhere'?s (?:how|what you)\b/,
+  /\btry to\b/, /\bremember to\b/, /\bhow to\b/, /\bhere'?s (?:how|what you)\b/,
 ];
 const STORY = [
   /\bi remember\b/, /\bwhen i was\b/, /\bone (?:day|time|night|morning)\b/, /\byears? ago\b/, /\bback (?:then|in)\b/,
@@ -63,7 +63,7 @@ const INSIGHT = [
   /\bthe (?:key|secret|lesson|point|reason|thing) (?:is|was)\b/, /\bi (?:realized|realised|learned|learnt|figured out)\b/,
   /\bturns? out\b/, /\bwhat (?:matters|i learned|people miss)\b/, /\bthe real\b/, /\bit'?s not about\b/,
   /\bthat'?s why\b/, /\bthe difference\b/, /\bin other words\b/, /\bwhich means\b/, /\bthe way (?:i|we) see it\b/,
-  /\bpeople (?:think|assume|forget)\b/, /\bunderstand\b/, /\bbecause\b/,
+  /\bpeople (?:think|assume|forget)\b/, /\bunderstand\b/, /\bthe lesson\b/,
 ];
 const HOT_TAKE = [
   /\bunpopular opinion\b/, /\boverrated\b/, /\bunderrated\b/, /\bi disagree\b/, /\bnobody (?:talks|tells|wants)\b/,
@@ -81,7 +81,7 @@ const FILLERS = /\b(?:um+|uh+|erm|hmm+|you know|i mean|kind of|sort of|like,)\b/
 const HARD_DANGLING = new Set([
   "he", "she", "they", "him", "her", "them", "his", "their", "theirs", "that", "these", "those", "which", "who", "whom",
   "whose", "and", "but", "because", "or", "also", "then", "though", "although", "plus", "nor", "whereas", "hence",
-  "therefore", "anyway", "otherwise", "that's", "he's", "she's", "they're",
+  "therefore", "anyway", "otherwise", "except", "unless", "still", "that's", "he's", "she's", "they're",
 ]);
 const SOFT_DANGLING = new Set(["this", "it", "it's", "so", "again", "yes", "yeah", "no", "exactly", "right", "same"]);
 const CONTINUATION_START = new Set(["because", "which", "whereas", "who", "whom", "whose", "cause", "'cause"]);
@@ -101,7 +101,8 @@ export function sentenceFeatures(text: string, nlp: SentenceNlp): SentenceFeatur
   const words = nlp.tokens.filter((t) => t.type === "word" || t.type === "number").length || lower.split(/\s+/).length;
   const [w0 = "", w1 = ""] = firstWords(text, 2);
 
-  const numericTokens = nlp.tokens.filter((t) => t.pos === "NUM" || t.type === "number").length;
+  // "one" is mostly a pronoun ("one by one", "the right one"), not a figure.
+  const numericTokens = nlp.tokens.filter((t) => (t.pos === "NUM" || t.type === "number") && t.norm !== "one").length;
   const moneyOrPercent = (lower.match(/%|\bpercent\b|\$|£|€|\bmillion\b|\bbillion\b|\bthousand\b|\bhundred\b/g) ?? []).length;
   const numbers = numericTokens + moneyOrPercent;
   const digits = (text.match(/\d[\d,.]*/g) ?? []).length;

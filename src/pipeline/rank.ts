@@ -56,14 +56,22 @@ export interface Candidate {
   signals: string[];
 }
 
-export const SCORE_WEIGHTS = { hook: 0.28, body: 0.25, payoff: 0.18, centrality: 0.1, fit: 0.07, liveliness: 0.12 } as const;
+export const SCORE_WEIGHTS = { hook: 0.28, body: 0.28, payoff: 0.18, centrality: 0.08, fit: 0.07, liveliness: 0.11 } as const;
 
 const clamp01 = (x: number) => Math.max(0, Math.min(1, x));
 const sat = (x: number, k: number) => 1 - Math.exp(-x / k);
 
+/** After this much silence a conjunction opener ("And so, my fellow Americans") no longer points back. */
+const FRESH_START_PAUSE = 2.5;
+
 /** A clip may start on this sentence: it does not point back to something the listener missed. */
-export function canStartAt(f: SentenceFeatures): boolean {
-  return f.dangling !== "hard" && !f.continuation;
+export function canStartAt(a: EpisodeAnalysis, i: number): boolean {
+  const f = a.features[i]!;
+  const fresh = i === 0 || a.sentences[i]!.start - a.sentences[i - 1]!.end >= FRESH_START_PAUSE;
+  if (f.continuation) return false;
+  if (f.dangling !== "hard") return true;
+  // Pronouns ("He said ...") need their referent whatever came before; conjunctions only need a fresh start.
+  return fresh && /^(?:and|but|or|so|also|then|plus)\b/i.test(a.sentences[i]!.text);
 }
 
 /** A clip may end on this sentence: the thought is finished and nothing it announced is cut off. */
@@ -146,7 +154,7 @@ function categorize(a: EpisodeAnalysis, first: number, last: number, laughs: num
   totals.insight += 0.08;
   // A question only defines the clip when it leads and the clip goes on to answer it.
   if (a.features[first]!.question && last > first) totals.question += 0.3;
-  totals.humor += Math.min(0.6, laughs * 0.3);
+  totals.humor += Math.min(0.9, laughs * 0.45);
   let best: ClipCategory = "insight";
   for (const c of CLIP_CATEGORIES) if (totals[c] > totals[best]) best = c;
   return best;
@@ -180,6 +188,7 @@ function scoreCandidate(a: EpisodeAnalysis, first: number, last: number, stats: 
   if (fFirst.words < 4 && first < last) hook = 0.5 * hook + 0.5 * a.interest[first + 1]!;
   hook += (fFirst.question ? 0.12 : 0) + (fFirst.hotTake ? 0.12 : 0) + (fFirst.setup ? 0.1 : 0) + (fFirst.quantities ? 0.06 : 0);
   if (fFirst.dangling === "soft") hook -= 0.2;
+  if (fFirst.dangling === "hard") hook -= 0.3; // only reachable after a long silence or at the very start
   if (fFirst.weakOpener) hook -= 0.08;
   hook = clamp01(hook);
   signals.push(...describeHook(fFirst));
@@ -197,7 +206,7 @@ function scoreCandidate(a: EpisodeAnalysis, first: number, last: number, stats: 
     fillers += F[i]!.fillers;
   }
   const top = [...inner].sort((x, y) => y - x).slice(0, 3);
-  const body = clamp01(0.6 * (top.reduce((x, y) => x + y, 0) / top.length) + 0.4 * (weighted / Math.max(1, wordTotal)));
+  const body = clamp01(0.5 * (top.reduce((x, y) => x + y, 0) / top.length) + 0.5 * (weighted / Math.max(1, wordTotal)));
   const fillerRate = fillers / Math.max(1, wordTotal);
   if (fillerRate > 0.05) {
     penalty += Math.min(0.15, fillerRate);
@@ -216,6 +225,14 @@ function scoreCandidate(a: EpisodeAnalysis, first: number, last: number, stats: 
   payoff = clamp01(payoff);
   if (payoff >= 0.6) signals.push("ends on a clear payoff");
 
+  // A clip that peaks early and then trails off into small talk loses its ending.
+  const peak = Math.max(...inner);
+  const tail = inner.length >= 3 ? (inner[inner.length - 1]! + inner[inner.length - 2]!) / 2 : peak;
+  if (peak > 0.3 && tail < 0.4 * peak) {
+    penalty += 0.08 * (1 - tail / peak);
+    signals.push("trails off");
+  }
+
   let cent = 0;
   for (let i = first; i <= last; i++) cent += a.centrality[i]! * F[i]!.words;
   const centrality = clamp01(cent / Math.max(1, wordTotal) / stats.maxCentrality);
@@ -226,13 +243,13 @@ function scoreCandidate(a: EpisodeAnalysis, first: number, last: number, stats: 
 
   // Liveliness from the words: pace against the episode's median, and a little back-and-forth.
   const rate = speakingRate(a, first, last);
-  let live = clamp01(0.5 + (rate / Math.max(0.1, stats.medianRate) - 1) * 1.5);
+  let live = clamp01(0.5 + (rate / Math.max(0.1, stats.medianRate) - 1) * 0.8);
   let turns = 0;
   for (let i = first + 1; i <= last; i++) if (S[i]!.speaker !== S[i - 1]!.speaker) turns++;
   const turnsPerMin = (turns / Math.max(1, dur)) * 60;
   if (turns > 0 && turnsPerMin <= 8) {
     live += 0.1;
-    signals.push(`${turns + 1}-way exchange`.replace(/^2-way/, "two-voice"));
+    signals.push(`back-and-forth (${turns + 1} turns)`);
   } else if (turnsPerMin > 12) penalty += 0.05;
 
   let laughs = 0;
@@ -273,7 +290,7 @@ export function generateCandidates(a: EpisodeAnalysis, opts: RankOptions): Candi
   const stats = episodeStats(a, opts.audio);
   const out: Candidate[] = [];
   for (let i = 0; i < S.length; i++) {
-    if (!canStartAt(a.features[i]!)) continue;
+    if (!canStartAt(a, i)) continue;
     for (let j = i; j < S.length; j++) {
       if (j > i && S[j]!.start - S[j - 1]!.end > opts.maxInternalGapSeconds) break;
       const dur = S[j]!.end - S[i]!.start;

@@ -156,21 +156,38 @@ export function segmentTopics(sentences: Sentence[], vectors: Vector[], nlps: Se
   });
 }
 
-/** Runs of adjectives/nouns/proper nouns ending in a noun: "speech rate", "New Jersey". */
-export function nounPhrases(nlps: SentenceNlp[]): string[] {
-  const out: string[] = [];
+export interface Phrase {
+  text: string;
+  /** Every word tagged as a proper noun ("New Jersey"), so its capitals are meaningful. */
+  proper: boolean;
+}
+
+/** Runs of adjectives/nouns/proper nouns ending in a noun: "speech rate", "New Jersey". Proper
+ *  names keep their case; other phrases are lower-cased (sentence-initial capitals mean nothing). */
+export function nounPhrases(nlps: SentenceNlp[]): Phrase[] {
+  const out: Phrase[] = [];
   for (const nlp of nlps) {
     let run: { text: string; pos: string; stop: boolean }[] = [];
+    let runAtStart = false;
+    let seenWord = false;
     const flush = () => {
       while (run.length && (run[run.length - 1]!.pos === "ADJ" || run[run.length - 1]!.stop)) run.pop();
       while (run.length && run[0]!.stop) run.shift();
-      if (run.length && run.some((t) => t.text.length > 2)) out.push(run.map((t) => t.text).join(" "));
+      if (run.length && run.some((t) => t.text.length > 2)) {
+        // "Work in a bakery first." — a lone capitalised word opening a sentence is not a name.
+        const proper = run.every((t) => t.pos === "PROPN") && !(runAtStart && run.length === 1);
+        const text = run.map((t) => t.text).join(" ");
+        out.push({ text: proper ? text : text.toLowerCase(), proper });
+      }
       run = [];
     };
     for (const t of nlp.tokens) {
       const wordLike = t.type === "word" && !t.text.includes("'") && t.text.length > 1;
-      if ((t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ") && wordLike) run.push({ text: t.text, pos: t.pos, stop: t.stop });
-      else flush();
+      if ((t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ") && wordLike) {
+        if (run.length === 0) runAtStart = !seenWord;
+        run.push({ text: t.text, pos: t.pos, stop: t.stop });
+      } else flush();
+      if (t.type === "word") seenWord = true;
     }
     flush();
   }
@@ -184,13 +201,13 @@ const GENERIC = new Set([
 ]);
 
 /** Orders a chapter's phrases by frequency there, discounted by how many other chapters use them. */
-function rankPhrases(phrases: string[], all: string[][]): string[] {
-  const key = (p: string) => p.toLowerCase();
+function rankPhrases(phrases: Phrase[], all: Phrase[][]): string[] {
+  const key = (p: Phrase) => p.text.toLowerCase();
   const tf = new Map<string, { n: number; text: string; proper: boolean }>();
   for (const p of phrases) {
     const k = key(p);
     if (GENERIC.has(k)) continue;
-    const e = tf.get(k) ?? { n: 0, text: p, proper: /^\p{Lu}/u.test(p) };
+    const e = tf.get(k) ?? { n: 0, text: p.text, proper: p.proper };
     e.n++;
     tf.set(k, e);
   }
