@@ -133,7 +133,7 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
   if (candidates.length === 0) {
     throw new NoClipsError("no_candidate", `no run of whole sentences between ${minSeconds} and ${maxSeconds} s starts and ends cleanly`);
   }
-  const chosen = pickNonOverlapping(candidates, count, opts.maxOverlap ?? 0.1);
+  const chosen = pickNonOverlapping(candidates, count, opts.maxOverlap ?? 0.1, a);
   return chosen.map((c, i) => ({
     rank: i + 1,
     category: c.category,

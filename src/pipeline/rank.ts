@@ -308,13 +308,37 @@ export function overlapFraction(x: TimeSpan, y: TimeSpan): number {
   return shorter > 0 ? o / shorter : 0;
 }
 
-/** Best-first, skipping anything that overlaps an already chosen clip by more than maxOverlap. */
-export function pickNonOverlapping(cands: Candidate[], count: number, maxOverlap: number): Candidate[] {
+/** Jaccard overlap of two word sets. */
+function jaccard(x: Set<string>, y: Set<string>): number {
+  let inter = 0;
+  for (const w of x) if (y.has(w)) inter++;
+  const union = x.size + y.size - inter;
+  return union === 0 ? 0 : inter / union;
+}
+
+/** Above this word overlap two clips say the same thing (a repeated ad read, a recap of a story). */
+export const MAX_TEXT_SIMILARITY = 0.6;
+
+/**
+ * Best-first, skipping anything that overlaps an already chosen clip by more than maxOverlap in
+ * time, or repeats one in words.
+ */
+export function pickNonOverlapping(cands: Candidate[], count: number, maxOverlap: number, a?: EpisodeAnalysis): Candidate[] {
   const sorted = [...cands].sort((x, y) => y.raw - x.raw || x.start - y.start);
-  const chosen: Candidate[] = [];
+  const words = (c: Candidate) =>
+    new Set(
+      a!.sentences
+        .slice(c.first, c.last + 1)
+        .flatMap((s) => s.text.toLowerCase().split(/[^\p{L}\p{N}']+/u))
+        .filter(Boolean),
+    );
+  const chosen: { c: Candidate; w: Set<string> | null }[] = [];
   for (const c of sorted) {
     if (chosen.length >= count) break;
-    if (chosen.every((k) => overlapFraction(k, c) <= maxOverlap)) chosen.push(c);
+    if (!chosen.every((k) => overlapFraction(k.c, c) <= maxOverlap)) continue;
+    const w = a ? words(c) : null;
+    if (w && chosen.some((k) => jaccard(k.w!, w) > MAX_TEXT_SIMILARITY)) continue;
+    chosen.push({ c, w });
   }
-  return chosen;
+  return chosen.map((k) => k.c);
 }

@@ -91,6 +91,19 @@ describe("selectClips", () => {
     expect((err as NoClipsError).reason).toBe("no_candidate");
   });
 
+  test("a passage repeated later in the episode (an ad read) is chosen once", () => {
+    const ad =
+      "This episode is brought to you by Acme Coffee, the best beans we have ever tasted. Use code SMALLBATCH for 20% off your first bag. Seriously, 20% off, that is the best deal in coffee right now. Go to acme coffee dot com today.";
+    const t = transcriptFromTurns([
+      { speaker: "Host", text: ad },
+      ...parseTurns(readFileSync(INTERVIEW_FIXTURE, "utf8")).slice(0, 12),
+      { speaker: "Host", text: ad },
+    ]);
+    const clips = selectClips(t, { count: 5, minSeconds: 10, maxSeconds: 40 });
+    const adClips = clips.filter((c) => c.transcript_text.includes("SMALLBATCH"));
+    expect(adClips.length).toBeLessThanOrEqual(1);
+  });
+
   test("rejects an invalid window", () => {
     expect(() => selectClips(interview, { minSeconds: 30, maxSeconds: 20 })).toThrow(RangeError);
   });
