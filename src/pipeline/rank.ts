@@ -308,37 +308,32 @@ export function overlapFraction(x: TimeSpan, y: TimeSpan): number {
   return shorter > 0 ? o / shorter : 0;
 }
 
-/** Jaccard overlap of two word sets. */
-function jaccard(x: Set<string>, y: Set<string>): number {
+/** Share of the smaller clip's sentences that the other clip also contains, word for word. */
+function sharedSentences(x: Set<string>, y: Set<string>): number {
   let inter = 0;
   for (const w of x) if (y.has(w)) inter++;
-  const union = x.size + y.size - inter;
-  return union === 0 ? 0 : inter / union;
+  const smaller = Math.min(x.size, y.size);
+  return smaller === 0 ? 0 : inter / smaller;
 }
 
-/** Above this word overlap two clips say the same thing (a repeated ad read, a recap of a story). */
-export const MAX_TEXT_SIMILARITY = 0.6;
+/** Above this share two clips say the same thing (a repeated ad read, a re-told story). */
+export const MAX_REPEATED_SHARE = 0.5;
 
 /**
  * Best-first, skipping anything that overlaps an already chosen clip by more than maxOverlap in
- * time, or repeats one in words.
+ * time, or repeats one word for word.
  */
 export function pickNonOverlapping(cands: Candidate[], count: number, maxOverlap: number, a?: EpisodeAnalysis): Candidate[] {
   const sorted = [...cands].sort((x, y) => y.raw - x.raw || x.start - y.start);
-  const words = (c: Candidate) =>
-    new Set(
-      a!.sentences
-        .slice(c.first, c.last + 1)
-        .flatMap((s) => s.text.toLowerCase().split(/[^\p{L}\p{N}']+/u))
-        .filter(Boolean),
-    );
-  const chosen: { c: Candidate; w: Set<string> | null }[] = [];
+  const sentencesOf = (c: Candidate) =>
+    new Set(a!.sentences.slice(c.first, c.last + 1).map((s) => s.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()));
+  const chosen: { c: Candidate; s: Set<string> | null }[] = [];
   for (const c of sorted) {
     if (chosen.length >= count) break;
     if (!chosen.every((k) => overlapFraction(k.c, c) <= maxOverlap)) continue;
-    const w = a ? words(c) : null;
-    if (w && chosen.some((k) => jaccard(k.w!, w) > MAX_TEXT_SIMILARITY)) continue;
-    chosen.push({ c, w });
+    const s = a ? sentencesOf(c) : null;
+    if (s && chosen.some((k) => sharedSentences(k.s!, s) > MAX_REPEATED_SHARE)) continue;
+    chosen.push({ c, s });
   }
   return chosen.map((k) => k.c);
 }
