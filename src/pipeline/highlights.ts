@@ -78,7 +78,9 @@ function pullQuote(a: EpisodeAnalysis, c: Candidate): string {
     // Quotable means self-contained and readable in one breath.
     const shape = w >= 6 && w <= 35 ? 1 : 0.6;
     const standalone = a.features[i]!.dangling === "hard" ? 0.7 : 1;
-    const score = (a.interest[i]! + 0.15 * a.centrality[i]!) * shape * standalone;
+    // A quote is something said, not asked: questions only win when nothing else is quotable.
+    const statement = a.features[i]!.question ? 0.5 : 1;
+    const score = (a.interest[i]! + 0.15 * a.centrality[i]!) * shape * standalone * statement;
     if (score > bestScore) {
       bestScore = score;
       best = i;
