@@ -131,17 +131,53 @@ export class WordPieceTokenizer {
 
 // ---- BERT encoder ----
 
-/** y[T×out] = x[T×in] · Wᵀ + b, with W stored [out×in] as in PyTorch. */
+/**
+ * y[T×out] = x[T×in] · Wᵀ + b, with W stored [out×in] as in PyTorch. Blocked 2 tokens × 4 outputs
+ * so each loaded value is used several times (about 3× faster than the naive loop under JSC).
+ */
 function linear(x: Float32Array, T: number, W: Float32Array, b: Float32Array, inDim: number, outDim: number): Float32Array {
   const y = new Float32Array(T * outDim);
-  for (let t = 0; t < T; t++) {
+  let t = 0;
+  for (; t + 1 < T; t += 2) {
+    const xa = t * inDim;
+    const xb = xa + inDim;
+    let o = 0;
+    for (; o + 3 < outDim; o += 4) {
+      const w0 = o * inDim;
+      const w1 = w0 + inDim;
+      const w2 = w1 + inDim;
+      const w3 = w2 + inDim;
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+      for (let i = 0; i < inDim; i++) {
+        const u = x[xa + i]!;
+        const v = x[xb + i]!;
+        const k0 = W[w0 + i]!, k1 = W[w1 + i]!, k2 = W[w2 + i]!, k3 = W[w3 + i]!;
+        a0 += u * k0; a1 += u * k1; a2 += u * k2; a3 += u * k3;
+        b0 += v * k0; b1 += v * k1; b2 += v * k2; b3 += v * k3;
+      }
+      const ya = t * outDim + o;
+      const yb = ya + outDim;
+      y[ya] = a0 + b[o]!; y[ya + 1] = a1 + b[o + 1]!; y[ya + 2] = a2 + b[o + 2]!; y[ya + 3] = a3 + b[o + 3]!;
+      y[yb] = b0 + b[o]!; y[yb + 1] = b1 + b[o + 1]!; y[yb + 2] = b2 + b[o + 2]!; y[yb + 3] = b3 + b[o + 3]!;
+    }
+    for (; o < outDim; o++) {
+      const w0 = o * inDim;
+      let a0 = b[o]!, b0 = b[o]!;
+      for (let i = 0; i < inDim; i++) {
+        a0 += x[xa + i]! * W[w0 + i]!;
+        b0 += x[xb + i]! * W[w0 + i]!;
+      }
+      y[t * outDim + o] = a0;
+      y[(t + 1) * outDim + o] = b0;
+    }
+  }
+  for (; t < T; t++) {
     const xo = t * inDim;
-    const yo = t * outDim;
     for (let o = 0; o < outDim; o++) {
       const wo = o * inDim;
       let s = b[o]!;
       for (let i = 0; i < inDim; i++) s += x[xo + i]! * W[wo + i]!;
-      y[yo + o] = s;
+      y[t * outDim + o] = s;
     }
   }
   return y;
@@ -213,7 +249,7 @@ export class MiniLmEmbedder implements Embedder {
     const wordE = this.p("embeddings.word_embeddings.weight");
     const posE = this.p("embeddings.position_embeddings.weight");
     const typeE = this.p("embeddings.token_type_embeddings.weight");
-    let x = new Float32Array(T * H);
+    let x: Float32Array = new Float32Array(T * H);
     for (let t = 0; t < T; t++) for (let i = 0; i < H; i++) x[t * H + i] = wordE[ids[t]! * H + i]! + posE[t * H + i]! + typeE[i]!;
     layerNormInPlace(x, T, H, this.p("embeddings.LayerNorm.weight"), this.p("embeddings.LayerNorm.bias"), eps);
 
