@@ -7,6 +7,9 @@
  *
  *   bun scripts/bench/highlights.ts [--embeddings] [--minutes 60] [--transcript file.json ...]
  *
+ * The "whisper-like" rows damage the punctuation (dropped full stops, lower-cased sentence starts,
+ * punctuation as separate tokens) and score clips against the clean reference's sentences.
+ *
  * Boundary check is independent of the sentence splitter: a clip starts well when its first word is
  * the first of the transcript, follows a word ending in . ? ! or follows a speaker change; it ends
  * well when its last word ends in . ? ! or is followed by a speaker change or the end. In
@@ -46,6 +49,53 @@ interface Input {
   name: string;
   transcript: Transcript;
   source: string;
+  /** Word start/end times of the reference's sentence boundaries, when the input was made noisy. */
+  ref?: { starts: Set<number>; ends: Set<number> };
+}
+
+/** Deterministic PRNG (mulberry32) so the noisy variants are the same on every run. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Whisper-like damage to a clean transcript: 15 % of sentence-final punctuation dropped, the next
+ * word sometimes lower-cased, 10 % of punctuation emitted as its own token, leading spaces on words.
+ * The reference boundaries are kept as times, so clips are scored against the clean sentences.
+ */
+function whisperLike(t: Transcript, seed: number): { transcript: Transcript; ref: { starts: Set<number>; ends: Set<number> } } {
+  const r = rng(seed);
+  const ws = t.words;
+  const starts = new Set<number>();
+  const ends = new Set<number>();
+  ws.forEach((w, i) => {
+    const prev = ws[i - 1];
+    if (!prev || prev.speaker !== w.speaker || /[.?!]$/.test(prev.word)) starts.add(w.start);
+    const next = ws[i + 1];
+    if (!next || next.speaker !== w.speaker || /[.?!]$/.test(w.word)) ends.add(w.end);
+  });
+  const out: Word[] = [];
+  let lowerNext = false;
+  for (const w of ws) {
+    let word = w.word;
+    if (lowerNext) word = word.charAt(0).toLowerCase() + word.slice(1);
+    lowerNext = false;
+    const m = /^(.*?)([.?!,])$/.exec(word);
+    if (m && /[.?!]/.test(m[2]!) && r() < 0.15) {
+      word = m[1]!;
+      lowerNext = r() < 0.5;
+      out.push({ ...w, word: " " + word });
+    } else if (m && r() < 0.1) {
+      out.push({ ...w, word: " " + m[1]! });
+      out.push({ ...w, word: m[2]!, start: w.end, end: w.end });
+    } else out.push({ ...w, word: " " + word });
+  }
+  return { transcript: { ...t, words: out, engine: "reference with whisper-like punctuation damage" }, ref: { starts, ends } };
 }
 
 function build(turns: Turn[], engine: string): Transcript {
@@ -72,7 +122,12 @@ function inputs(): Input[] {
     long.push(...b);
     approxSeconds += b.reduce((s, t) => s + t.text.split(/\s+/).length, 0) / 2.0;
   }
-  list.push({ name: `assembled episode (~${minutes} min)`, transcript: build(long, "assembled"), source: "all of the above, repeated" });
+  const longT = build(long, "assembled");
+  list.push({ name: `assembled episode (~${minutes} min)`, transcript: longT, source: "all of the above, repeated" });
+  const noisyInterview = whisperLike(build(interview, "fixture"), 7);
+  list.push({ name: "interview, whisper-like", transcript: noisyInterview.transcript, ref: noisyInterview.ref, source: "damaged punctuation" });
+  const noisyLong = whisperLike(longT, 11);
+  list.push({ name: `assembled, whisper-like`, transcript: noisyLong.transcript, ref: noisyLong.ref, source: "damaged punctuation" });
   for (const p of extra) list.push({ name: p, transcript: JSON.parse(readFileSync(p, "utf8")) as Transcript, source: "given transcript" });
   return list;
 }
@@ -130,7 +185,7 @@ async function run(input: Input, embedder: Embedder | null, reason: string | und
     const plan = await planHighlights(t, { embedder, embedderUnavailableReason: reason, count: 5 });
     clips = plan.clips;
     similarity = plan.similarity.replace("embeddings:", "");
-    timings = `${Math.round(performance.now() - t0)} (emb ${Math.round(plan.timings.embedMs)})`;
+    timings = `${Math.round(performance.now() - t0)}${embedder ? ` (emb ${Math.round(plan.timings.embedMs)})` : ""}`;
   } catch (e) {
     if (!(e instanceof NoClipsError)) throw e;
     return { ...base, clips: `0 (${e.reason})`, startOk: "-", endOk: "-", onWords: "-", maxOverlap: "-", dur: "-", scores: "-", cats: "-", similarity: "-", ms: String(Math.round(performance.now() - t0)) };
@@ -144,8 +199,13 @@ async function run(input: Input, embedder: Embedder | null, reason: string | und
     const si = ws.findIndex((w) => w.start === c.start_time);
     const ei = ws.findIndex((w) => w.end === c.end_time);
     if (si >= 0 && ei >= 0) onWords++;
-    const se = si >= 0 ? startEdge(ws, si) : "bad";
-    const ee = ei >= 0 ? endEdge(ws, ei) : "bad";
+    let se: Edge = si >= 0 ? startEdge(ws, si) : "bad";
+    let ee: Edge = ei >= 0 ? endEdge(ws, ei) : "bad";
+    if (input.ref) {
+      // Scored against the clean reference's sentences, not the damaged punctuation.
+      se = input.ref.starts.has(c.start_time) ? "sentence" : "bad";
+      ee = input.ref.ends.has(c.end_time) ? "sentence" : "bad";
+    }
     if (se === "sentence") starts++;
     if (se === "pause") startPause++;
     if (ee === "sentence") ends++;
