@@ -21,7 +21,7 @@ import { tryLoadEmbedder, type Embedder } from "../../src/models/embedder.ts";
 import { NoClipsError } from "../../src/pipeline/highlights.ts";
 import { planHighlights } from "../../src/pipeline/highlights-plan.ts";
 import { overlapFraction } from "../../src/pipeline/rank.ts";
-import { isAnnotation } from "../../src/pipeline/sentences.ts";
+import { isAnnotation, splitSentences } from "../../src/pipeline/sentences.ts";
 import type { ClipPlan, Transcript, Word } from "../../src/pipeline/types.ts";
 import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, withSpeakerLabels, type Turn } from "../../test/support/synthetic-transcript.ts";
 
@@ -156,6 +156,7 @@ function endEdge(ws: Word[], i: number): Edge {
 interface Row {
   name: string;
   minutes: string;
+  sentences: string;
   clips: string;
   startOk: string;
   endOk: string;
@@ -176,7 +177,7 @@ async function run(input: Input, embedder: Embedder | null, reason: string | und
   const t = input.transcript;
   const ws = spoken(t.words);
   const mins = ((ws[ws.length - 1]?.end ?? 0) - (ws[0]?.start ?? 0)) / 60;
-  const base = { name: input.name, minutes: mins.toFixed(1) };
+  const base = { name: input.name, minutes: mins.toFixed(1), sentences: String(splitSentences(t.words).length) };
   const t0 = performance.now();
   let clips: ClipPlan[];
   let similarity = "";
@@ -248,6 +249,7 @@ for (const input of inputs()) rows.push(await run(input, embedder, reason));
 const head: [keyof Row, string][] = [
   ["name", "transcript"],
   ["minutes", "min"],
+  ["sentences", "sent."],
   ["clips", "clips"],
   ["startOk", "start on sentence"],
   ["endOk", "end on sentence"],
