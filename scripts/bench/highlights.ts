@@ -5,7 +5,7 @@
  * references from Debian's pocketsphinx-testdata (unpunctuated), a written interview, and a long
  * episode assembled from all of them. Later: re-run on real whisper transcripts (--transcript).
  *
- *   bun scripts/bench/highlights.ts [--embeddings] [--minutes 60] [--transcript file.json ...]
+ *   bun scripts/bench/highlights.ts [--embeddings [--threads 2]] [--minutes 60] [--transcript file.json ...]
  *
  * The "whisper-like" rows damage the punctuation (dropped full stops, lower-cased sentence starts,
  * punctuation as separate tokens) and score clips against the clean reference's sentences.
@@ -28,6 +28,7 @@ import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, withS
 const args = process.argv.slice(2);
 const useEmbeddings = args.includes("--embeddings");
 const minutes = Number(args[args.indexOf("--minutes") + 1]) || 60;
+const threads = args.includes("--threads") ? Number(args[args.indexOf("--threads") + 1]) : 1;
 const extra = args.flatMap((a, i) => (args[i - 1] === "--transcript" ? [a] : []));
 
 const LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox/transcription";
@@ -237,7 +238,7 @@ const cfg = loadConfig();
 let embedder: Embedder | null = null;
 let reason: string | undefined = "not requested (pass --embeddings)";
 if (useEmbeddings) {
-  const r = await tryLoadEmbedder(cfg.modelsDir);
+  const r = await tryLoadEmbedder(cfg.modelsDir, undefined, { threads });
   embedder = r.embedder;
   reason = r.reason;
   if (!embedder) process.stderr.write(`embeddings requested but unavailable: ${reason}\n`);
@@ -266,4 +267,6 @@ const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!))
 console.log(line(head.map(([, h]) => h)));
 console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
 for (const r of rows) console.log(line(head.map(([k]) => r[k])));
-console.log(`\nmachine: ${navigator.hardwareConcurrency} cores, bun ${Bun.version}; word timings synthetic (test/support/synthetic-transcript.ts); clip window 20-60 s, 5 clips.`);
+embedder?.close?.();
+const { loadavg } = await import("node:os");
+console.log(`\nmachine: ${navigator.hardwareConcurrency} cores (load ${loadavg()[0]!.toFixed(1)}), bun ${Bun.version}, embedder threads ${embedder ? threads : 0}; word timings synthetic (test/support/synthetic-transcript.ts); clip window 20-60 s, 5 clips.`);

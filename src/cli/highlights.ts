@@ -1,5 +1,5 @@
 /**
- * `clipyard highlights <transcript.json> [--count N] [--min S] [--max S] [--title T] [--notes out.md] [--no-embeddings]`
+ * `clipyard highlights <transcript.json> [--count N] [--min S] [--max S] [--title T] [--notes out.md] [--no-embeddings] [--threads N]`
  * Prints the ranked clips (and the show notes unless --notes writes them to a file) as JSON on stdout.
  * Exit 3 when no clip qualifies (the job layer's no_clips_to_render).
  */
@@ -10,7 +10,7 @@ import { HighlightOptionsSchema, NoClipsError } from "../pipeline/highlights.ts"
 import { planHighlights } from "../pipeline/highlights-plan.ts";
 import type { Transcript } from "../pipeline/types.ts";
 
-const VALUE_FLAGS = new Set(["--count", "--min", "--max", "--title", "--notes"]);
+const VALUE_FLAGS = new Set(["--count", "--min", "--max", "--title", "--notes", "--threads"]);
 
 function flag(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(name);
@@ -20,7 +20,7 @@ function flag(argv: string[], name: string): string | undefined {
 export default async function (argv: string[]): Promise<number> {
   const path = argv.find((a, i) => !a.startsWith("--") && !VALUE_FLAGS.has(argv[i - 1] ?? ""));
   if (!path) {
-    process.stderr.write("usage: clipyard highlights <transcript.json> [--count N] [--min S] [--max S] [--title T] [--notes out.md] [--no-embeddings]\n");
+    process.stderr.write("usage: clipyard highlights <transcript.json> [--count N] [--min S] [--max S] [--title T] [--notes out.md] [--no-embeddings] [--threads N]\n");
     return 2;
   }
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
@@ -36,7 +36,7 @@ export default async function (argv: string[]): Promise<number> {
   const transcript = (await Bun.file(path).json()) as Transcript;
   const { embedder, reason } = argv.includes("--no-embeddings")
     ? { embedder: null, reason: "disabled with --no-embeddings" }
-    : await tryLoadEmbedder(loadConfig().modelsDir);
+    : await tryLoadEmbedder(loadConfig().modelsDir, undefined, { threads: Number(flag(argv, "--threads") ?? 1) });
   try {
     const plan = await planHighlights(transcript, {
       embedder,

@@ -305,12 +305,85 @@ export class MiniLmEmbedder implements Embedder {
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
+    // Conversation repeats itself ("Yeah.", "Right.", "Okay."): embed each distinct text once.
+    const seen = new Map<string, Float32Array>();
     const out: Float32Array[] = [];
+    let computed = 0;
     for (const t of texts) {
-      out.push(this.embedOne(t));
-      // Yield between sentences so a long episode does not starve the HTTP server's event loop.
-      if (out.length % 16 === 0) await new Promise((r) => setImmediate(r));
+      let v = seen.get(t);
+      if (!v) {
+        v = this.embedOne(t);
+        seen.set(t, v);
+        // Yield now and then so a long episode does not starve the HTTP server's event loop.
+        if (++computed % 16 === 0) await new Promise((r) => setImmediate(r));
+      }
+      out.push(v);
     }
     return out;
+  }
+}
+
+/**
+ * The same model on several worker threads: distinct texts are split into contiguous shares, one per
+ * thread. Each thread holds its own ~90 MB copy of the weights.
+ */
+export class MiniLmPool implements Embedder {
+  readonly dimensions = 384;
+  private nextId = 0;
+  private pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+
+  private constructor(
+    readonly model: string,
+    private readonly workers: Worker[],
+  ) {
+    for (const w of workers) {
+      w.onmessage = (e: MessageEvent) => {
+        const m = e.data as { type: string; id?: number; vectors?: Float32Array[]; message?: string };
+        const p = m.id === undefined ? undefined : this.pending.get(m.id);
+        if (!p) return;
+        this.pending.delete(m.id!);
+        if (m.type === "vectors") p.resolve(m.vectors!);
+        else p.reject(new Error(`${model} worker: ${m.message}`));
+      };
+    }
+  }
+
+  static async start(model: string, dir: string, threads: number): Promise<MiniLmPool> {
+    const workers = await Promise.all(
+      Array.from({ length: threads }, async () => {
+        const w = new Worker(new URL("./embedder-minilm-worker.ts", import.meta.url).href);
+        await new Promise<void>((resolve, reject) => {
+          w.onmessage = (e: MessageEvent) => (e.data.type === "ready" ? resolve() : reject(new Error(`${model} worker: ${e.data.message}`)));
+          w.onerror = (e) => reject(new Error(`${model} worker failed: ${e.message}`));
+          w.postMessage({ type: "load", model, dir });
+        });
+        // An idle pool must not keep a CLI process alive.
+        w.unref();
+        return w;
+      }),
+    );
+    return new MiniLmPool(model, workers);
+  }
+
+  private run(w: Worker, texts: string[]): Promise<Float32Array[]> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      w.ref();
+      w.postMessage({ type: "embed", id, texts });
+    }).finally(() => w.unref()) as Promise<Float32Array[]>;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const distinct = [...new Set(texts)];
+    const share = Math.ceil(distinct.length / this.workers.length);
+    const parts = await Promise.all(this.workers.map((w, i) => this.run(w, distinct.slice(i * share, (i + 1) * share))));
+    const byText = new Map<string, Float32Array>();
+    distinct.forEach((t, i) => byText.set(t, parts[Math.floor(i / share)]![i % share]!));
+    return texts.map((t) => byText.get(t)!);
+  }
+
+  close(): void {
+    for (const w of this.workers) w.terminate();
   }
 }

@@ -13,6 +13,8 @@ export interface Embedder {
   readonly dimensions: number;
   /** One L2-normalised vector per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Releases worker threads, if any. */
+  close?(): void;
 }
 
 export const DEFAULT_EMBEDDING_MODEL = "all-minilm-l6-v2";
@@ -57,10 +59,11 @@ export function verifiedModelDir(modelsDir: string, model: string = DEFAULT_EMBE
  * Loads the sentence-embedding model from `<modelsDir>/<model>`. Throws EmbeddingModelUnavailableError
  * when it is not installed/verified, and a plain Error when the files are there but do not load.
  */
-export async function loadEmbedder(modelsDir: string, model: string = DEFAULT_EMBEDDING_MODEL): Promise<Embedder> {
+export async function loadEmbedder(modelsDir: string, model: string = DEFAULT_EMBEDDING_MODEL, opts: { threads?: number } = {}): Promise<Embedder> {
   const dir = verifiedModelDir(modelsDir, model);
-  const { MiniLmEmbedder } = await import("./embedder-minilm.ts");
-  return new MiniLmEmbedder(model, dir);
+  const { MiniLmEmbedder, MiniLmPool } = await import("./embedder-minilm.ts");
+  const threads = opts.threads ?? 1;
+  return threads > 1 ? MiniLmPool.start(model, dir, threads) : new MiniLmEmbedder(model, dir);
 }
 
 /**
@@ -70,9 +73,10 @@ export async function loadEmbedder(modelsDir: string, model: string = DEFAULT_EM
 export async function tryLoadEmbedder(
   modelsDir: string,
   model: string = DEFAULT_EMBEDDING_MODEL,
+  opts: { threads?: number } = {},
 ): Promise<{ embedder: Embedder; reason?: undefined } | { embedder: null; reason: string }> {
   try {
-    return { embedder: await loadEmbedder(modelsDir, model) };
+    return { embedder: await loadEmbedder(modelsDir, model, opts) };
   } catch (e) {
     if (e instanceof EmbeddingModelUnavailableError) return { embedder: null, reason: e.message };
     throw e;

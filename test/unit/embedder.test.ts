@@ -69,6 +69,22 @@ describe.skipIf(!installed)("all-MiniLM-L6-v2 (installed model)", () => {
     expect(ids).not.toContain(tok.unk);
   });
 
+  test("the 2-thread pool returns the same vectors as one thread, in order, duplicates included", async () => {
+    const texts = ["Yeah.", "The oven holds forty loaves.", "Yeah.", "Football fans travelled far.", "Right.", "The oven holds forty loaves."];
+    const one = await loadEmbedder(modelsDir);
+    const pool = await loadEmbedder(modelsDir, DEFAULT_EMBEDDING_MODEL, { threads: 2 });
+    try {
+      const a = await one.embed(texts);
+      const b = await pool.embed(texts);
+      expect(b.length).toBe(texts.length);
+      for (let i = 0; i < texts.length; i++) expect(cosine(a[i]!, b[i]!)).toBeCloseTo(1, 6);
+      expect(cosine(b[0]!, b[2]!)).toBeCloseTo(1, 6);
+      expect(cosine(b[1]!, b[3]!)).toBeLessThan(0.6);
+    } finally {
+      pool.close?.();
+    }
+  });
+
   test("planHighlights uses the embeddings and names the model", async () => {
     const e = await loadEmbedder(modelsDir);
     const t = transcriptFromTurnsFile(SHARED_MEDIA + "two_speakers_call.turns.txt");
