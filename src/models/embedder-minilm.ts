@@ -327,6 +327,9 @@ export class MiniLmEmbedder implements Embedder {
  * The same model on several worker threads: distinct texts are split into contiguous shares, one per
  * thread. Each thread holds its own ~90 MB copy of the weights.
  */
+/** Bun's Worker also has ref()/unref() (the DOM typings do not know them). */
+type BunWorker = Worker & { ref(): void; unref(): void };
+
 export class MiniLmPool implements Embedder {
   readonly dimensions = 384;
   private nextId = 0;
@@ -334,7 +337,7 @@ export class MiniLmPool implements Embedder {
 
   private constructor(
     readonly model: string,
-    private readonly workers: Worker[],
+    private readonly workers: BunWorker[],
   ) {
     for (const w of workers) {
       w.onmessage = (e: MessageEvent) => {
@@ -351,7 +354,7 @@ export class MiniLmPool implements Embedder {
   static async start(model: string, dir: string, threads: number): Promise<MiniLmPool> {
     const workers = await Promise.all(
       Array.from({ length: threads }, async () => {
-        const w = new Worker(new URL("./embedder-minilm-worker.ts", import.meta.url).href);
+        const w = new Worker(new URL("./embedder-minilm-worker.ts", import.meta.url).href) as BunWorker;
         await new Promise<void>((resolve, reject) => {
           w.onmessage = (e: MessageEvent) => (e.data.type === "ready" ? resolve() : reject(new Error(`${model} worker: ${e.data.message}`)));
           w.onerror = (e) => reject(new Error(`${model} worker failed: ${e.message}`));
@@ -365,7 +368,7 @@ export class MiniLmPool implements Embedder {
     return new MiniLmPool(model, workers);
   }
 
-  private run(w: Worker, texts: string[]): Promise<Float32Array[]> {
+  private run(w: BunWorker, texts: string[]): Promise<Float32Array[]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -14,17 +14,25 @@ export const DEFAULT_CLIP_COUNT = 5;
 export const DEFAULT_MIN_CLIP_SECONDS = 20;
 export const DEFAULT_MAX_CLIP_SECONDS = 60;
 
+/**
+ * Job option fields for highlights, without the cross-field check, for an API schema that spreads
+ * them into its own object (`z.object({ ...HighlightOptionsFields.shape, ... }).refine(...)`).
+ */
+export const HighlightOptionsFields = z.object({
+  clip_count: z.number().int().min(1).max(10).default(DEFAULT_CLIP_COUNT),
+  min_clip_seconds: z.number().min(5).max(300).default(DEFAULT_MIN_CLIP_SECONDS),
+  max_clip_seconds: z.number().min(10).max(600).default(DEFAULT_MAX_CLIP_SECONDS),
+});
+
+/** The cross-field rule, reusable in a schema that embeds the fields above. */
+export const clipWindowIsValid = (o: { min_clip_seconds: number; max_clip_seconds: number }): boolean => o.min_clip_seconds < o.max_clip_seconds;
+export const CLIP_WINDOW_MESSAGE = "min_clip_seconds must be less than max_clip_seconds";
+
 /** Job options for highlights, for the API to embed in its job options schema. */
-export const HighlightOptionsSchema = z
-  .object({
-    clip_count: z.number().int().min(1).max(10).default(DEFAULT_CLIP_COUNT),
-    min_clip_seconds: z.number().min(5).max(300).default(DEFAULT_MIN_CLIP_SECONDS),
-    max_clip_seconds: z.number().min(10).max(600).default(DEFAULT_MAX_CLIP_SECONDS),
-  })
-  .refine((o) => o.min_clip_seconds < o.max_clip_seconds, {
-    message: "min_clip_seconds must be less than max_clip_seconds",
-    path: ["min_clip_seconds"],
-  });
+export const HighlightOptionsSchema = HighlightOptionsFields.refine(clipWindowIsValid, {
+  message: CLIP_WINDOW_MESSAGE,
+  path: ["min_clip_seconds"],
+});
 export type HighlightOptions = z.infer<typeof HighlightOptionsSchema>;
 
 export interface SelectClipsOptions {
@@ -117,6 +125,10 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
   if (!(minSeconds > 0 && maxSeconds > minSeconds)) throw new RangeError(`invalid clip length window ${minSeconds}-${maxSeconds} s`);
   if (!(count >= 1)) throw new RangeError(`invalid clip count ${count}`);
 
+  if (transcript.words.length === 0 && transcript.segments.some((s) => s.text.trim())) {
+    // Not "no clips": the transcript is unusable for clipping. The job layer reports analysis_failed.
+    throw new Error("transcript has segments but no word timings; clip selection needs word-level timings");
+  }
   const a = opts.analysis ?? analyzeTranscript(transcript, opts.embeddings);
   if (a.sentences.length === 0) throw new NoClipsError("no_speech", "the transcript contains no speech");
   const spoken = a.sentences.reduce((s, x) => s + (x.end - x.start), 0);

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
-import { CLIP_CATEGORIES, HighlightOptionsSchema, NoClipsError, selectClips } from "../../src/pipeline/highlights.ts";
+import { z } from "zod";
+import { CLIP_CATEGORIES, CLIP_WINDOW_MESSAGE, HighlightOptionsFields, HighlightOptionsSchema, NoClipsError, clipWindowIsValid, selectClips } from "../../src/pipeline/highlights.ts";
 import { overlapFraction } from "../../src/pipeline/rank.ts";
 import type { ClipPlan, Transcript } from "../../src/pipeline/types.ts";
 import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, transcriptFromTurnsFile } from "../support/synthetic-transcript.ts";
@@ -102,6 +103,19 @@ describe("selectClips", () => {
     const clips = selectClips(t, { count: 5, minSeconds: 10, maxSeconds: 40 });
     const adClips = clips.filter((c) => c.transcript_text.includes("SMALLBATCH"));
     expect(adClips.length).toBeLessThanOrEqual(1);
+  });
+
+  test("segments without word timings are an analysis error, not 'no clips'", () => {
+    const t: Transcript = { language: "en", segments: [{ speaker: "A", start: 0, end: 40, text: "A long turn of speech." }], words: [] };
+    let err: unknown;
+    try {
+      selectClips(t);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(NoClipsError);
+    expect((err as Error).message).toContain("word-level timings");
   });
 
   test("rejects an invalid window", () => {
@@ -209,5 +223,12 @@ describe("HighlightOptionsSchema", () => {
     expect(HighlightOptionsSchema.safeParse({ clip_count: 11 }).success).toBe(false);
     expect(HighlightOptionsSchema.safeParse({ clip_count: 2.5 }).success).toBe(false);
     expect(HighlightOptionsSchema.safeParse({ clip_count: 10, min_clip_seconds: 15, max_clip_seconds: 45 }).success).toBe(true);
+  });
+  test("the fields embed in a larger job options schema with the same rule", () => {
+    const Job = z.object({ include_trailer: z.boolean().optional(), ...HighlightOptionsFields.shape }).refine(clipWindowIsValid, { message: CLIP_WINDOW_MESSAGE });
+    expect(Job.parse({ include_trailer: true })).toEqual({ include_trailer: true, clip_count: 5, min_clip_seconds: 20, max_clip_seconds: 60 });
+    const bad = Job.safeParse({ min_clip_seconds: 40, max_clip_seconds: 30 });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues[0]!.message).toBe(CLIP_WINDOW_MESSAGE);
   });
 });
