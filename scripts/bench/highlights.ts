@@ -129,8 +129,23 @@ function inputs(): Input[] {
   list.push({ name: "interview, whisper-like", transcript: noisyInterview.transcript, ref: noisyInterview.ref, source: "damaged punctuation" });
   const noisyLong = whisperLike(longT, 11);
   list.push({ name: `assembled, whisper-like`, transcript: noisyLong.transcript, ref: noisyLong.ref, source: "damaged punctuation" });
-  for (const p of extra) list.push({ name: p, transcript: JSON.parse(readFileSync(p, "utf8")) as Transcript, source: "given transcript" });
+  for (const p of extra) list.push({ name: p.split("/").pop()!, transcript: loadTranscript(p), source: "given transcript" });
   return list;
+}
+
+/** A Transcript JSON, or a bare Word[] (the ASR stage's word dump): segments are rebuilt per speaker run. */
+function loadTranscript(path: string): Transcript {
+  const data = JSON.parse(readFileSync(path, "utf8")) as Transcript | Word[];
+  if (!Array.isArray(data)) return data;
+  const segments: Transcript["segments"] = [];
+  for (const w of data) {
+    const last = segments[segments.length - 1];
+    if (last && last.speaker === w.speaker) {
+      last.end = w.end;
+      last.text += " " + w.word.trim();
+    } else segments.push({ speaker: w.speaker, start: w.start, end: w.end, text: w.word.trim() });
+  }
+  return { language: "en", segments, words: data };
 }
 
 type Edge = "sentence" | "pause" | "bad";

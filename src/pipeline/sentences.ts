@@ -70,8 +70,8 @@ function endsSentence(token: string, next: string | undefined): boolean {
   if (!/(?:\.|…)$/.test(t)) return false;
   const bare = t.replace(/[.…]+$/, "").replace(/^["'“‘(]+/, "").toLowerCase();
   if (t.endsWith(".") && !t.endsWith("..") && ABBREVIATIONS.has(bare)) return false;
-  // Single initials ("J. R. R. Tolkien") are not sentence ends.
-  if (/^[a-z]$/i.test(bare) && t.endsWith(".")) return false;
+  // Single initials ("J. R. R. Tolkien") are not sentence ends; the pronoun ("Neither did I.") is.
+  if (/^[a-z]$/i.test(bare) && bare !== "i" && t.endsWith(".")) return false;
   if (next === undefined) return true;
   const n = next.trim().replace(/^["'“‘(]+/, "");
   return !/^[a-z]/.test(n);

@@ -143,14 +143,21 @@ export function segmentTopics(sentences: Sentence[], vectors: Vector[], nlps: Se
   const starts = [0, ...boundaries];
   const spans = starts.map((s, i) => [s, (starts[i + 1] ?? sentences.length) - 1] as const);
   const phraseLists = spans.map(([a, b]) => nounPhrases(nlps.slice(a, b + 1)));
+  const used = new Set<string>();
   return spans.map(([a, b], i) => {
     const phrases = rankPhrases(phraseLists[i]!, phraseLists);
+    // Neighbouring chapters on the same subject still get telling titles: prefer phrases no earlier
+    // title has used, falling back to the chapter's own top phrases.
+    const fresh = phrases.filter((p) => !used.has(p.toLowerCase()));
+    const titled = fresh.length >= 1 ? fresh : phrases;
+    const title = chapterTitle(titled, i);
+    for (const p of titled.slice(0, 2)) used.add(p.toLowerCase());
     return {
       start: sentences[a]!.start,
       end: sentences[b]!.end,
       firstSentence: a,
       lastSentence: b,
-      title: chapterTitle(phrases, i),
+      title,
       keyphrases: phrases.slice(0, 5),
     };
   });

@@ -22,6 +22,11 @@ describe("splitSentences", () => {
     expect(s.map((x) => x.text)).toEqual(["Dr. Smith met J. R. Tolkien in the U.S. and talked.", "Then left."]);
   });
 
+  test("the pronoun I ends a sentence; an initial does not", () => {
+    const s = splitSentences(words("Neither did I. Okay, I thought so. Ask J. Smith.".split(" ")));
+    expect(s.map((x) => x.text)).toEqual(["Neither did I.", "Okay, I thought so.", "Ask J. Smith."]);
+  });
+
   test("a speaker change always ends a sentence", () => {
     const w = [...words(["I", "think", "so"], "A"), ...words(["Really", "now."], "B")];
     const s = splitSentences(w);
