@@ -284,4 +284,4 @@ console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
 for (const r of rows) console.log(line(head.map(([k]) => r[k])));
 embedder?.close?.();
 const { loadavg } = await import("node:os");
-console.log(`\nmachine: ${navigator.hardwareConcurrency} cores (load ${loadavg()[0]!.toFixed(1)}), bun ${Bun.version}, embedder threads ${embedder ? threads : 0}; word timings synthetic (test/support/synthetic-transcript.ts); clip window 20-60 s, 5 clips.`);
+console.log(`\nmachine: ${navigator.hardwareConcurrency} cores (load ${loadavg()[0]!.toFixed(1)}), bun ${Bun.version}, embedder threads ${embedder ? threads : 0}; ref/fixture rows use synthetic word timings (test/support/synthetic-transcript.ts), --transcript rows their own; clip window 20-60 s, 5 clips.`);
