@@ -1,5 +1,5 @@
 /**
- * `clipyard highlights <transcript.json> [--count N] [--min S] [--max S] [--title T] [--notes out.md] [--no-embeddings] [--threads N]`
+ * `clipyard highlights <transcript.json> [--count N] [--min S] [--max S] [--title T] [--notes out.md] [--no-embeddings] [--threads N] [--wav audio.wav]`
  * Prints the ranked clips (and the show notes unless --notes writes them to a file) as JSON on stdout.
  * Exit 3 when no clip qualifies (the job layer's no_clips_to_render).
  */
@@ -7,10 +7,11 @@ import { writeFileSync } from "node:fs";
 import { loadConfig } from "../config.ts";
 import { tryLoadEmbedder } from "../models/embedder.ts";
 import { HighlightOptionsSchema, NoClipsError } from "../pipeline/highlights.ts";
+import { audioFeaturesFromWav } from "../pipeline/highlights-audio.ts";
 import { planHighlights } from "../pipeline/highlights-plan.ts";
 import type { Transcript } from "../pipeline/types.ts";
 
-const VALUE_FLAGS = new Set(["--count", "--min", "--max", "--title", "--notes", "--threads"]);
+const VALUE_FLAGS = new Set(["--count", "--min", "--max", "--title", "--notes", "--threads", "--wav"]);
 
 function flag(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(name);
@@ -20,7 +21,7 @@ function flag(argv: string[], name: string): string | undefined {
 export default async function (argv: string[]): Promise<number> {
   const path = argv.find((a, i) => !a.startsWith("--") && !VALUE_FLAGS.has(argv[i - 1] ?? ""));
   if (!path) {
-    process.stderr.write("usage: clipyard highlights <transcript.json> [--count N] [--min S] [--max S] [--title T] [--notes out.md] [--no-embeddings] [--threads N]\n");
+    process.stderr.write("usage: clipyard highlights <transcript.json> [--count N] [--min S] [--max S] [--title T] [--notes out.md] [--no-embeddings] [--threads N] [--wav audio.wav]\n");
     return 2;
   }
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
@@ -45,6 +46,7 @@ export default async function (argv: string[]): Promise<number> {
       minSeconds: parsed.data.min_clip_seconds,
       maxSeconds: parsed.data.max_clip_seconds,
       title: flag(argv, "--title"),
+      audio: flag(argv, "--wav") ? audioFeaturesFromWav(flag(argv, "--wav")!) : undefined,
     });
     const notesPath = flag(argv, "--notes");
     if (notesPath) writeFileSync(notesPath, plan.showNotes);
