@@ -7,6 +7,7 @@
 const commands: Record<string, { summary: string; load: () => Promise<{ default: (argv: string[]) => Promise<number> }> }> = {
   serve: { summary: "run the HTTP API, scheduler and workers", load: () => import("./cli/serve.ts") },
   keys: { summary: "create, list and revoke API keys", load: () => import("./cli/keys.ts") },
+  highlights: { summary: "rank clips and write show notes for a transcript JSON", load: () => import("./cli/highlights.ts") },
 };
 
 function usage(): string {
