@@ -10,6 +10,8 @@ import { SandboxRunner } from "./jobs/sandbox-runner.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { JobTransitions } from "./jobs/transitions.ts";
 import { livePipeline } from "./pipeline/live.ts";
+import { Billing } from "./billing/service.ts";
+import { loadBillingConfig } from "./billing/config.ts";
 
 export interface Appliance {
   ctx: AppContext;
@@ -22,6 +24,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
   const db = openDb(config.dataDir);
   const shareSecret = installationSecret(db, "share_secret");
   const transitions = new JobTransitions(db, clock, shareSecret);
+  const billing = new Billing(db, clock, loadBillingConfig());
   let scheduler: Scheduler | undefined;
   const ctx: AppContext = {
     config,
@@ -31,8 +34,10 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     present: { publicUrl: config.publicUrl, shareSecret },
     transitions,
     submitEffects: [],
+    billing,
     wakeScheduler: () => scheduler?.wake(),
   };
+  billing.install(transitions, ctx.submitEffects);
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
   const live = new StagedLiveRunner(config, transitions, livePipeline(config));
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, { workers: config.workers, timeScale: config.timeScale });
