@@ -36,7 +36,7 @@ export function debitFifo(db: Db, args: { orgId: string; jobId: string; amountCe
     .select()
     .from(creditLots)
     .where(and(eq(creditLots.orgId, args.orgId), gt(creditLots.expiresAt, args.eligibleAfter), gt(creditLots.remainingCents, 0)))
-    .orderBy(asc(creditLots.expiresAt), asc(creditLots.purchasedAt), asc(creditLots.id))
+    .orderBy(asc(creditLots.expiresAt), asc(creditLots.purchasedAt), sql`rowid`) // rowid: insertion order breaks ties
     .all();
   let due = args.amountCents;
   for (const lot of lots) {

@@ -75,7 +75,7 @@ export function walletSummary(db: Db, orgId: string, now: number): WalletSummary
 }
 
 export function listLots(db: Db, orgId: string): CreditLotRow[] {
-  return db.select().from(creditLots).where(eq(creditLots.orgId, orgId)).orderBy(asc(creditLots.expiresAt), asc(creditLots.id)).all();
+  return db.select().from(creditLots).where(eq(creditLots.orgId, orgId)).orderBy(asc(creditLots.expiresAt), sql`rowid`).all();
 }
 
 export function listActiveHolds(db: Db, orgId: string): HoldRow[] {
