@@ -8,6 +8,8 @@ import { requestIdOf } from "./request-id.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
+import { registerBillingRoutes } from "../billing/routes.ts";
+import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
 
@@ -56,6 +58,8 @@ export function buildApi(ctx: AppContext) {
     .get("/v1/jobs/:id", ({ request, set, params }) => getJobRoute(ctx, request, set.headers as Record<string, string>, params.id))
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
+  registerBillingRoutes(app as unknown as Elysia, ctx);
+  registerDashboardRoutes(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,

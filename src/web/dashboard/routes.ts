@@ -1,0 +1,200 @@
+import { eq, inArray } from "drizzle-orm";
+import type { Elysia } from "elysia";
+import { createKey, listKeys, revokeKeyById } from "../../accounts/keys.ts";
+import { ApiError } from "../../api/errors.ts";
+import { parseUsd, formatUsd } from "../../billing/pricing.ts";
+import { billingEmail, getReceipt, listReceipts, listTopups, setBillingEmail } from "../../billing/topups.ts";
+import { listActiveHolds, listLedger, listLots, walletSummary } from "../../billing/wallet.ts";
+import type { AppContext } from "../../context.ts";
+import { jobCharges, orgs } from "../../db/schema.ts";
+import { presentJob } from "../../jobs/present.ts";
+import { listJobs } from "../../jobs/store.ts";
+import { page } from "../html.ts";
+import { frame, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage, type Frame } from "./pages.ts";
+import {
+  clearedSessionCookie,
+  csrfValid,
+  endSession,
+  redeemLoginToken,
+  sessionCookie,
+  sessionFromRequest,
+  SESSION_TTL_MS,
+  type DashboardSession,
+} from "./session.ts";
+
+const MAX_FORM_BYTES = 16 * 1024;
+
+const SECURITY_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' https://checkout.stripe.com; frame-ancestors 'none'; base-uri 'none'",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+};
+
+function html(body: string, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { ...SECURITY_HEADERS, ...headers } });
+}
+
+function redirect(location: string, headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...headers } });
+}
+
+async function readForm(request: Request): Promise<URLSearchParams> {
+  const buf = await request.arrayBuffer();
+  if (buf.byteLength > MAX_FORM_BYTES) throw new ApiError("body_too_large", "Form too large.");
+  return new URLSearchParams(new TextDecoder().decode(buf));
+}
+
+const signedOut = () =>
+  html(page("Sign in · clipyard", `<h1>Sign in required</h1><p>Run <code>clipyard login --org NAME</code> on the appliance and open the link it prints.</p>`), 401);
+
+/**
+ * The developer dashboard under /dashboard: wallet, top-ups, receipts, API keys and jobs of the
+ * signed-in organisation. GETs render; POSTs need the session cookie and the session's CSRF token,
+ * and answer with a redirect (post/redirect/get) except where a secret is shown once.
+ */
+export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
+  const secure = ctx.config.publicUrl.startsWith("https://");
+  const orgName = (orgId: string) => ctx.db.select().from(orgs).where(eq(orgs.id, orgId)).get()?.name ?? orgId;
+  const frameFor = (s: DashboardSession, current: string): Frame => ({ orgName: orgName(s.orgId), csrf: s.csrf, current });
+  const flashOf = (request: Request) => {
+    const q = new URL(request.url).searchParams;
+    return { notice: q.get("notice") ?? undefined, error: q.get("error") ?? undefined };
+  };
+
+  const view = (path: string, render: (s: DashboardSession, f: Frame, request: Request, params: Record<string, string>) => Response | string) =>
+    app.get(path, ({ request, params }) => {
+      const s = sessionFromRequest(ctx.db, ctx.clock, request);
+      if (!s) return signedOut();
+      const out = render(s, frameFor(s, path), request, params as Record<string, string>);
+      return typeof out === "string" ? html(out) : out;
+    });
+
+  const action = (
+    path: string,
+    handle: (s: DashboardSession, form: URLSearchParams, params: Record<string, string>, request: Request) => Promise<Response> | Response,
+  ) =>
+    app.post(
+      path,
+      async ({ request, params }) => {
+        const s = sessionFromRequest(ctx.db, ctx.clock, request);
+        if (!s) return signedOut();
+        const form = await readForm(request);
+        if (!csrfValid(s, form.get("csrf"))) return html(page("Refused", "<h1>Refused</h1><p>The form's security token did not match your session. Reload the page and try again.</p>"), 403);
+        return handle(s, form, params as Record<string, string>, request);
+      },
+      { parse: "none" },
+    );
+
+  // --- sign-in ---
+  app.get("/dashboard/login", ({ request }) => html(loginPage(new URL(request.url).searchParams.get("token"))));
+  app.post(
+    "/dashboard/login",
+    async ({ request }) => {
+      const token = (await readForm(request)).get("token") ?? "";
+      const redeemed = redeemLoginToken(ctx.db, ctx.clock, token);
+      if (!redeemed) return html(loginPage(null, "This sign-in link was already used, has expired or is not valid."), 400);
+      return redirect("/dashboard", { "set-cookie": sessionCookie(redeemed.sessionId, SESSION_TTL_MS, secure) });
+    },
+    { parse: "none" },
+  );
+  action("/dashboard/logout", (s) => {
+    endSession(ctx.db, s);
+    return html(page("Signed out · clipyard", "<h1>Signed out</h1>"), 200, { "set-cookie": clearedSessionCookie(secure) });
+  });
+
+  // --- wallet ---
+  view("/dashboard", (s, f) => {
+    const now = ctx.clock.now();
+    return walletPage(f, walletSummary(ctx.db, s.orgId, now), listActiveHolds(ctx.db, s.orgId), listLots(ctx.db, s.orgId), listLedger(ctx.db, s.orgId), now);
+  });
+
+  // --- top-ups ---
+  view("/dashboard/topup", (s, f, request) => {
+    const q = new URL(request.url).searchParams;
+    const checkout = q.get("checkout");
+    const flash = flashOf(request);
+    if (checkout === "success") flash.notice = "Payment received by Stripe. The credit appears as soon as Stripe confirms it to the appliance.";
+    if (checkout === "cancelled") flash.error = "Checkout cancelled; nothing was charged.";
+    return topupPage(f, ctx.billing.providers, listTopups(ctx.db, s.orgId), flash);
+  });
+  action("/dashboard/topup", async (s, form, _p, request) => {
+    const amountText = form.get("amount") ?? "";
+    const provider = form.get("provider");
+    try {
+      const cents = parseUsd(amountText) ?? -1;
+      if (provider === "stripe") {
+        const returnUrl = `${ctx.config.publicUrl}/dashboard/topup`;
+        return redirect(await ctx.billing.startStripeCheckout(s.orgId, cents, returnUrl));
+      }
+      if (provider === "offline") {
+        const topup = ctx.billing.requestOfflineTopup(s.orgId, cents);
+        return redirect(`/dashboard/topup?notice=${encodeURIComponent(`Offline top-up of ${formatUsd(topup.amountCents)} requested; approve it once the payment has arrived.`)}`);
+      }
+      throw new ApiError("payment_provider_unavailable", "Choose a payment method.");
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return html(topupPage(frameFor(s, "/dashboard/topup"), ctx.billing.providers, listTopups(ctx.db, s.orgId), { error: err.message }, amountText), err.status);
+    }
+  });
+  action("/dashboard/topup/:id/approve", (s, _f, params) => {
+    try {
+      const { receipt, credited } = ctx.billing.approveOfflineTopup(s.orgId, params.id!);
+      const notice = credited ? `Credited ${formatUsd(receipt.amountCents)}; receipt #${receipt.number} issued.` : `Already credited (receipt #${receipt.number}).`;
+      return redirect(`/dashboard/topup?notice=${encodeURIComponent(notice)}`);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return redirect(`/dashboard/topup?error=${encodeURIComponent(err.message)}`);
+    }
+  });
+  action("/dashboard/topup/:id/reject", (s, _f, params) => {
+    const done = ctx.billing.rejectOfflineTopup(s.orgId, params.id!);
+    return redirect(`/dashboard/topup?${done ? "notice=Top-up%20rejected" : "error=No%20pending%20top-up%20to%20reject"}`);
+  });
+
+  // --- receipts ---
+  view("/dashboard/receipts", (s, f, request) => receiptsPage(f, listReceipts(ctx.db, s.orgId), billingEmail(ctx.db, s.orgId), flashOf(request)));
+  view("/dashboard/receipts/:id", (s, f, _r, params) => {
+    const r = getReceipt(ctx.db, s.orgId, params.id!);
+    return r ? receiptPage({ ...f, current: "/dashboard/receipts" }, r) : html(frame(f, "Not found", "<p>No such receipt.</p>"), 404);
+  });
+  action("/dashboard/billing-email", (s, form) => {
+    const email = (form.get("email") ?? "").trim();
+    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return redirect(`/dashboard/receipts?error=${encodeURIComponent("That is not an email address.")}`);
+    setBillingEmail(ctx.db, s.orgId, email || null);
+    return redirect(`/dashboard/receipts?notice=${encodeURIComponent(email ? `Receipts will be mailed to ${email}.` : "Receipts will not be mailed.")}`);
+  });
+
+  // --- API keys ---
+  view("/dashboard/keys", (s, f, request) => keysPage(f, listKeys(ctx.db, s.orgId), undefined, flashOf(request)));
+  action("/dashboard/keys", (s, form) => {
+    const env = form.get("env") === "live" ? "live" : "test";
+    const { key } = createKey(ctx.db, s.orgId, env, ctx.clock);
+    // Answered directly, not redirected: the key must not travel in a URL or be re-shown on reload.
+    return html(keysPage(frameFor(s, "/dashboard/keys"), listKeys(ctx.db, s.orgId), { key, env }), 201);
+  });
+  action("/dashboard/keys/:id/revoke", (s, _f, params) => {
+    const done = revokeKeyById(ctx.db, s.orgId, params.id!, ctx.clock);
+    return redirect(`/dashboard/keys?${done ? "notice=Key%20revoked" : "error=No%20such%20active%20key"}`);
+  });
+
+  // --- jobs ---
+  view("/dashboard/jobs", (s, f) => {
+    const { rows } = listJobs(ctx.db, s.orgId, 100);
+    const charges = new Map(
+      rows.length
+        ? ctx.db.select().from(jobCharges).where(inArray(jobCharges.jobId, rows.map((r) => r.id))).all().map((c) => [c.jobId, c])
+        : [],
+    );
+    return jobsPage(
+      f,
+      rows.map((row) => {
+        const c = charges.get(row.id);
+        const charge = row.env === "test" ? "sandbox (free)" : c ? (c.free ? "free tier" : formatUsd(c.chargedCents)) : row.status === "failed" ? "not charged" : "pending";
+        return { row, job: presentJob(row, ctx.present), charge };
+      }),
+    );
+  });
+}
