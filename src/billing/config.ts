@@ -22,7 +22,9 @@ export interface BillingConfig {
 }
 
 export function loadBillingConfig(env: Record<string, string | undefined> = process.env): BillingConfig {
-  const parsed = BillingEnvSchema.safeParse(env);
+  // An empty variable means "not set" (how shells and compose files usually unset things).
+  const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = BillingEnvSchema.safeParse(set);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Error(`invalid configuration: ${String(issue.path[0])}: ${issue.message}`);

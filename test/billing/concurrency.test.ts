@@ -75,7 +75,7 @@ describe("concurrency", () => {
     expect(lots.every((l) => l.remainingCents >= 0)).toBe(true);
     expect(lots.map((l) => l.remainingCents)).toEqual([0, 0, 1234, 3000]); // FIFO held under contention
     expect(w.db.select().from(billingHolds).where(eq(billingHolds.status, "released")).all()).toHaveLength(10);
-  });
+  }, 60_000);
 
   test("concurrent submissions never over-commit the wallet", async () => {
     w = world();
@@ -87,5 +87,5 @@ describe("concurrency", () => {
     expect(results.reduce((s, r) => s + r.done, 0)).toBe(10);
     expect(results.reduce((s, r) => s + r.refused, 0)).toBe(30);
     expect(walletSummary(w.db, w.orgId, w.clock.now())).toMatchObject({ balanceCents: 3000, heldCents: 3000, availableCents: 0 });
-  });
+  }, 60_000);
 });
