@@ -145,10 +145,13 @@ describe("dashboard top-ups (offline provider)", () => {
     const page = await (await req("/dashboard/topup", { headers: { cookie } })).text();
     const id = /data-topup="([^"]+)"/.exec(page)![1]!;
     expect((await post(`/dashboard/topup/${id}/approve`, cookie, { csrf })).status).toBe(303);
-    expect((await post(`/dashboard/topup/${id}/approve`, cookie, { csrf })).headers.get("location")).toContain("Already%20credited");
+    expect((await post(`/dashboard/topup/${id}/approve`, cookie, { csrf })).headers.get("location")).toBe(`/dashboard/topup?flash=topup_already_credited&topup=${id}`);
     const wallet = await (await req("/dashboard", { headers: { cookie } })).text();
     expect(wallet).toContain('data-testid="balance">$42.50<');
     const receipts = await (await req("/dashboard/receipts", { headers: { cookie } })).text();
+    const crafted = await (await req("/dashboard/topup?flash=Your%20account%20is%20locked&notice=call%20us", { headers: { cookie } })).text();
+    expect(crafted).not.toContain("locked");
+    expect(crafted).not.toContain("call us");
     expect(receipts.match(/>#\d+<\/a>/g)).toEqual([">#1</a>"]); // one receipt for two approvals
   });
 });

@@ -27,6 +27,8 @@ export const DASHBOARD_SECTIONS: Section[] = [
   { path: "/dashboard/jobs", label: "Jobs" },
 ];
 
+export type Flash = { notice?: string; error?: string };
+
 export interface Frame {
   orgName: string;
   csrf: string;
@@ -56,7 +58,7 @@ export const csrfField = (csrf: string): string => `<input type="hidden" name="c
 
 const date = (ms: number | null): string => (ms === null ? "—" : isoUtc(ms).replace("T", " ").slice(0, 16) + " UTC");
 
-export function frame(f: Frame, title: string, body: string, flash?: { notice?: string; error?: string }): string {
+export function frame(f: Frame, title: string, body: string, flash?: Flash): string {
   const nav = DASHBOARD_SECTIONS.map(
     (s) => `<a href="${s.path}"${s.path === f.current ? ' aria-current="page"' : ""}>${esc(s.label)}</a>`,
   ).join("");
@@ -106,7 +108,7 @@ export function walletPage(f: Frame, w: WalletSummary, holds: HoldRow[], lots: C
   );
 }
 
-export function topupPage(f: Frame, providers: { stripe: boolean; offline: boolean }, history: TopupRow[], flash?: { notice?: string; error?: string }, amount = ""): string {
+export function topupPage(f: Frame, providers: { stripe: boolean; offline: boolean }, history: TopupRow[], flash?: Flash, amount = ""): string {
   const options = [
     providers.stripe ? `<label><input type="radio" name="provider" value="stripe" checked> Card (Stripe Checkout)</label>` : "",
     providers.offline
@@ -137,7 +139,7 @@ export function topupPage(f: Frame, providers: { stripe: boolean; offline: boole
   );
 }
 
-export function receiptsPage(f: Frame, receipts: ReceiptRow[], email: string | null, flash?: { notice?: string; error?: string }): string {
+export function receiptsPage(f: Frame, receipts: ReceiptRow[], email: string | null, flash?: Flash): string {
   const rows = receipts
     .map((r) => {
       const mail = r.emailedAt ? `mailed to ${esc(r.emailTo)}` : r.emailError ? `mail failed: ${esc(r.emailError)}` : r.emailTo ? "mail pending" : "stored only";
@@ -158,7 +160,7 @@ export function receiptPage(f: Frame, r: ReceiptRow): string {
   return frame(f, `Receipt #${r.number}`, `<section class="card"><pre id="receipt">${esc(r.text)}</pre></section>`);
 }
 
-export function keysPage(f: Frame, keys: ApiKeyRow[], created?: { key: string; env: string }, flash?: { notice?: string; error?: string }): string {
+export function keysPage(f: Frame, keys: ApiKeyRow[], created?: { key: string; env: string }, flash?: Flash): string {
   const shown = created
     ? `<div class="notice" role="status"><p>New ${esc(created.env)} key. Copy it now: it is shown only once and is not stored.</p><code class="secret" id="new-key">${esc(created.key)}</code></div>`
     : "";
@@ -202,7 +204,7 @@ export function jobsPage(f: Frame, jobs: Array<{ row: JobRow; job: Job; charge: 
 
 export function loginPage(token: string | null, error?: string): string {
   const body = error
-    ? `<h1>Sign-in link not valid</h1><p class="error">${esc(error)}</p><p class="muted">Run <code>clipyard login --org NAME</code> on the appliance for a new link.</p>`
+    ? `<h1>Sign-in link not valid</h1><p class="error" role="alert">${esc(error)}</p><p class="muted">Run <code>clipyard login --org NAME</code> on the appliance for a new link.</p>`
     : `<h1>Sign in to the clipyard dashboard</h1><p class="muted">This link works once and expires 15 minutes after it was printed.</p>
 <form method="post" action="/dashboard/login"><input type="hidden" name="token" value="${esc(token ?? "")}"><button type="submit">Sign in</button></form>`;
   return page("Sign in · clipyard", body, STYLE);

@@ -10,7 +10,7 @@ import { jobCharges, orgs } from "../../db/schema.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { listJobs } from "../../jobs/store.ts";
 import { page } from "../html.ts";
-import { frame, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage, type Frame } from "./pages.ts";
+import { frame, type Flash, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage, type Frame } from "./pages.ts";
 import {
   clearedSessionCookie,
   csrfValid,
@@ -59,10 +59,31 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
   const secure = ctx.config.publicUrl.startsWith("https://");
   const orgName = (orgId: string) => ctx.db.select().from(orgs).where(eq(orgs.id, orgId)).get()?.name ?? orgId;
   const frameFor = (s: DashboardSession, current: string): Frame => ({ orgName: orgName(s.orgId), csrf: s.csrf, current });
-  const flashOf = (request: Request) => {
+  /**
+   * Post/redirect/get messages travel as a fixed code (plus a top-up id looked up in the session's
+   * organisation), never as text: a crafted link cannot make the dashboard say anything else.
+   */
+  const flashOf = (request: Request, orgId: string): Flash => {
     const q = new URL(request.url).searchParams;
-    return { notice: q.get("notice") ?? undefined, error: q.get("error") ?? undefined };
+    const code = q.get("flash");
+    const topup = q.get("topup") ? listTopups(ctx.db, orgId).find((t) => t.id === q.get("topup")) : undefined;
+    const receipt = topup ? listReceipts(ctx.db, orgId).find((r) => r.topupId === topup.id) : undefined;
+    const amount = topup ? formatUsd(topup.amountCents) : "The";
+    switch (code) {
+      case "topup_requested": return { notice: `Offline top-up of ${amount} requested; approve it once the payment has arrived.` };
+      case "topup_credited": return { notice: `Credited ${amount}; receipt #${receipt?.number ?? "?"} issued.` };
+      case "topup_already_credited": return { notice: `Already credited (receipt #${receipt?.number ?? "?"}).` };
+      case "topup_rejected": return { notice: `Top-up of ${amount} rejected.` };
+      case "topup_not_pending": return { error: "That top-up is not pending." };
+      case "key_revoked": return { notice: "Key revoked." };
+      case "key_not_found": return { error: "No such active key." };
+      case "email_saved": return { notice: "Receipts will be mailed to the billing email." };
+      case "email_cleared": return { notice: "Receipts will not be mailed." };
+      case "email_invalid": return { error: "That is not an email address." };
+      default: return {};
+    }
   };
+  const back = (path: string, flash: string, topupId?: string) => redirect(`${path}?flash=${flash}${topupId ? `&topup=${encodeURIComponent(topupId)}` : ""}`);
 
   const view = (path: string, render: (s: DashboardSession, f: Frame, request: Request, params: Record<string, string>) => Response | string) =>
     app.get(path, ({ request, params }) => {
@@ -115,7 +136,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
   view("/dashboard/topup", (s, f, request) => {
     const q = new URL(request.url).searchParams;
     const checkout = q.get("checkout");
-    const flash = flashOf(request);
+    const flash = flashOf(request, s.orgId);
     if (checkout === "success") flash.notice = "Payment received by Stripe. The credit appears as soon as Stripe confirms it to the appliance.";
     if (checkout === "cancelled") flash.error = "Checkout cancelled; nothing was charged.";
     return topupPage(f, ctx.billing.providers, listTopups(ctx.db, s.orgId), flash);
@@ -131,7 +152,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
       }
       if (provider === "offline") {
         const topup = ctx.billing.requestOfflineTopup(s.orgId, cents);
-        return redirect(`/dashboard/topup?notice=${encodeURIComponent(`Offline top-up of ${formatUsd(topup.amountCents)} requested; approve it once the payment has arrived.`)}`);
+        return back("/dashboard/topup", "topup_requested", topup.id);
       }
       throw new ApiError("payment_provider_unavailable", "Choose a payment method.");
     } catch (err) {
@@ -141,34 +162,33 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
   });
   action("/dashboard/topup/:id/approve", (s, _f, params) => {
     try {
-      const { receipt, credited } = ctx.billing.approveOfflineTopup(s.orgId, params.id!);
-      const notice = credited ? `Credited ${formatUsd(receipt.amountCents)}; receipt #${receipt.number} issued.` : `Already credited (receipt #${receipt.number}).`;
-      return redirect(`/dashboard/topup?notice=${encodeURIComponent(notice)}`);
+      const { credited } = ctx.billing.approveOfflineTopup(s.orgId, params.id!);
+      return back("/dashboard/topup", credited ? "topup_credited" : "topup_already_credited", params.id);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      return redirect(`/dashboard/topup?error=${encodeURIComponent(err.message)}`);
+      return back("/dashboard/topup", "topup_not_pending");
     }
   });
   action("/dashboard/topup/:id/reject", (s, _f, params) => {
     const done = ctx.billing.rejectOfflineTopup(s.orgId, params.id!);
-    return redirect(`/dashboard/topup?${done ? "notice=Top-up%20rejected" : "error=No%20pending%20top-up%20to%20reject"}`);
+    return done ? back("/dashboard/topup", "topup_rejected", params.id) : back("/dashboard/topup", "topup_not_pending");
   });
 
   // --- receipts ---
-  view("/dashboard/receipts", (s, f, request) => receiptsPage(f, listReceipts(ctx.db, s.orgId), billingEmail(ctx.db, s.orgId), flashOf(request)));
+  view("/dashboard/receipts", (s, f, request) => receiptsPage(f, listReceipts(ctx.db, s.orgId), billingEmail(ctx.db, s.orgId), flashOf(request, s.orgId)));
   view("/dashboard/receipts/:id", (s, f, _r, params) => {
     const r = getReceipt(ctx.db, s.orgId, params.id!);
     return r ? receiptPage({ ...f, current: "/dashboard/receipts" }, r) : html(frame(f, "Not found", "<p>No such receipt.</p>"), 404);
   });
   action("/dashboard/billing-email", (s, form) => {
     const email = (form.get("email") ?? "").trim();
-    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return redirect(`/dashboard/receipts?error=${encodeURIComponent("That is not an email address.")}`);
+    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return back("/dashboard/receipts", "email_invalid");
     setBillingEmail(ctx.db, s.orgId, email || null);
-    return redirect(`/dashboard/receipts?notice=${encodeURIComponent(email ? `Receipts will be mailed to ${email}.` : "Receipts will not be mailed.")}`);
+    return back("/dashboard/receipts", email ? "email_saved" : "email_cleared");
   });
 
   // --- API keys ---
-  view("/dashboard/keys", (s, f, request) => keysPage(f, listKeys(ctx.db, s.orgId), undefined, flashOf(request)));
+  view("/dashboard/keys", (s, f, request) => keysPage(f, listKeys(ctx.db, s.orgId), undefined, flashOf(request, s.orgId)));
   action("/dashboard/keys", (s, form) => {
     const env = form.get("env") === "live" ? "live" : "test";
     const { key } = createKey(ctx.db, s.orgId, env, ctx.clock);
@@ -177,7 +197,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
   });
   action("/dashboard/keys/:id/revoke", (s, _f, params) => {
     const done = revokeKeyById(ctx.db, s.orgId, params.id!, ctx.clock);
-    return redirect(`/dashboard/keys?${done ? "notice=Key%20revoked" : "error=No%20such%20active%20key"}`);
+    return back("/dashboard/keys", done ? "key_revoked" : "key_not_found");
   });
 
   // --- jobs ---
