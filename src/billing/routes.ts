@@ -2,6 +2,7 @@ import type { Elysia } from "elysia";
 import { isoUtc } from "../clock.ts";
 import type { AppContext } from "../context.ts";
 import { guard } from "../api/guard.ts";
+import type { Wallet } from "../api/schemas/wallet.ts";
 import { listLots, walletSummary } from "./wallet.ts";
 
 /** Largest Stripe event body accepted (Stripe's own events are a few KiB). */
@@ -12,13 +13,13 @@ const MAX_STRIPE_EVENT_BYTES = 256 * 1024;
  * read rate class) and the Stripe webhook endpoint.
  */
 export function registerBillingRoutes(app: Elysia, ctx: AppContext): void {
-  app.get("/v1/wallet", ({ request, set }) => {
+  app.get("/v1/wallet", ({ request, set }): Wallet => {
     const principal = guard(ctx, request, set.headers as Record<string, string>, "read");
     const now = ctx.clock.now();
     const s = walletSummary(ctx.db, principal.orgId, now);
     return {
-      object: "wallet",
-      currency: "usd",
+      object: "wallet" as const,
+      currency: "usd" as const,
       balance_cents: s.balanceCents,
       held_cents: s.heldCents,
       available_cents: s.availableCents,
@@ -44,7 +45,7 @@ export function registerBillingRoutes(app: Elysia, ctx: AppContext): void {
         return { error: "body_too_large" };
       }
       // The signature covers the exact bytes, so the body is verified as received, never re-serialized.
-      const answer = ctx.billing.handleStripeWebhook(new TextDecoder().decode(buf), request.headers.get("stripe-signature"));
+      const answer = await ctx.billing.handleStripeWebhook(new TextDecoder().decode(buf), request.headers.get("stripe-signature"));
       set.status = answer.status;
       return answer.body;
     },

@@ -91,12 +91,12 @@ export class Billing {
    * pending → paid step is guarded, so replays and duplicate events (two ids for one session) are
    * both harmless. Answers 2xx for events it does not act on, so Stripe stops retrying them.
    */
-  handleStripeWebhook(rawBody: string, signature: string | null): WebhookAnswer {
-    if (!this.stripe) return { status: 404, body: { error: "stripe_not_configured" } };
+  async handleStripeWebhook(rawBody: string, signature: string | null): Promise<WebhookAnswer> {
+    if (!this.stripe) throw new ApiError("not_found", "Card payments are not configured on this appliance.");
     let event;
     try {
       if (!signature) throw new Error("Stripe-Signature header missing");
-      event = this.stripe.verify(rawBody, signature, this.clock.now());
+      event = await this.stripe.verify(rawBody, signature, this.clock.now());
     } catch (err) {
       throw new ApiError("invalid_signature", `Webhook signature rejected: ${(err as Error).message.split("\n")[0]}`);
     }

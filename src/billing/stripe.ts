@@ -53,9 +53,14 @@ export class StripeGateway {
     return { id: session.id, url: session.url };
   }
 
-  /** Verifies the Stripe-Signature header (throws on a bad signature or a stale timestamp). */
-  verify(rawBody: string, signature: string, nowMs: number): Stripe.Event {
-    return this.stripe.webhooks.constructEvent(rawBody, signature, this.webhookSecret, undefined, undefined, nowMs);
+  /**
+   * Verifies the Stripe-Signature header (rejects on a bad signature or a timestamp older than the
+   * SDK's 300 s tolerance). Async because under Bun the SDK resolves to its worker build, whose
+   * crypto is WebCrypto: the synchronous constructEvent throws there, constructEventAsync is the
+   * same check.
+   */
+  verify(rawBody: string, signature: string, nowMs: number): Promise<Stripe.Event> {
+    return this.stripe.webhooks.constructEventAsync(rawBody, signature, this.webhookSecret, undefined, undefined, nowMs);
   }
 
   static paidCheckout(event: Stripe.Event): PaidCheckout | null {

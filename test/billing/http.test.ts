@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createKey } from "../../src/accounts/keys.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { buildAppliance, type Appliance } from "../../src/app.ts";
+import { WalletSchema } from "../../src/api/schemas/wallet.ts";
 import { grantCredits } from "../../src/billing/topups.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -56,6 +57,9 @@ describe("GET /v1/wallet", () => {
     expect(body.lots).toEqual([
       { id: expect.any(String), amount_cents: 1234, remaining_cents: 1234, purchased_at: "2026-03-01T00:00:00.000Z", expires_at: "2027-03-01T00:00:00.000Z" },
     ]);
+    expect(WalletSchema.safeParse(body).success).toBe(true);
+    const doc = await (await req("/v1/openapi.json")).json();
+    expect(doc.paths["/v1/wallet"].get).toBeDefined();
     const anon = await req("/v1/wallet");
     expect(anon.status).toBe(401);
     expect((await anon.json()).error.code).toBe("missing_authorization");
