@@ -124,6 +124,12 @@ describe("dashboard sign-in", () => {
     const created = await post("/dashboard/keys", cookie, { env: "test", csrf });
     expect(created.status).toBe(201);
     expect(await created.text()).toMatch(/id="new-key">svc_test_[0-9A-Za-z]+</);
+    const crossSite = await req("/dashboard/keys", {
+      method: "POST",
+      body: new URLSearchParams({ env: "test", csrf }),
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+    });
+    expect(crossSite.status).toBe(403);
     const other = await signIn(); // another session has another token
     expect(other.csrf).not.toBe(csrf);
     expect((await post("/dashboard/keys", cookie, { env: "test", csrf: other.csrf })).status).toBe(403);

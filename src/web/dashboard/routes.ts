@@ -29,7 +29,8 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store",
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' https://checkout.stripe.com; frame-ancestors 'none'; base-uri 'none'",
   "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
+  // same-origin, not no-referrer: with no-referrer Chromium sends "Origin: null" on our own form posts.
+  "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
 };
 
@@ -57,6 +58,12 @@ const signedOut = () =>
  */
 export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
   const secure = ctx.config.publicUrl.startsWith("https://");
+  // Defence in depth beside SameSite and the CSRF token: a browser's Origin, when sent, must be ours.
+  const publicOrigin = new URL(ctx.config.publicUrl).origin;
+  const sameOrigin = (request: Request) => {
+    const origin = request.headers.get("origin");
+    return origin === null || origin === publicOrigin || origin === new URL(request.url).origin;
+  };
   const orgName = (orgId: string) => ctx.db.select().from(orgs).where(eq(orgs.id, orgId)).get()?.name ?? orgId;
   const frameFor = (s: DashboardSession, current: string): Frame => ({ orgName: orgName(s.orgId), csrf: s.csrf, current });
   /**
@@ -102,6 +109,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
       async ({ request, params }) => {
         const s = sessionFromRequest(ctx.db, ctx.clock, request);
         if (!s) return signedOut();
+        if (!sameOrigin(request)) return html(page("Refused", "<h1>Refused</h1><p>Cross-site form submissions are not accepted.</p>"), 403);
         const form = await readForm(request);
         if (!csrfValid(s, form.get("csrf"))) return html(page("Refused", "<h1>Refused</h1><p>The form's security token did not match your session. Reload the page and try again.</p>"), 403);
         return handle(s, form, params as Record<string, string>, request);
