@@ -165,3 +165,31 @@ describe("dashboard top-ups (offline provider)", () => {
     expect(receipts.match(/>#\d+<\/a>/g)).toEqual([">#1</a>"]); // one receipt for two approvals
   });
 });
+
+describe("dashboard housekeeping forms", () => {
+  test("revoke a key, reject a top-up, set the billing email; other organisations' ids do nothing", async () => {
+    boot();
+    const { cookie, csrf } = await signIn();
+    const mine = createKey(app.ctx.db, orgId, "live", clock);
+    const theirs = createKey(app.ctx.db, ensureOrg(app.ctx.db, "globex", clock).id, "live", clock);
+    expect((await post(`/dashboard/keys/${theirs.record.id}/revoke`, cookie, { csrf })).headers.get("location")).toBe("/dashboard/keys?flash=key_not_found");
+    expect((await post(`/dashboard/keys/${mine.record.id}/revoke`, cookie, { csrf })).headers.get("location")).toBe("/dashboard/keys?flash=key_revoked");
+    const revoked = await req("/v1/wallet", { headers: { authorization: `Bearer ${mine.key}` } });
+    expect((await revoked.json()).error.code).toBe("api_key_revoked");
+    expect((await req("/v1/wallet", { headers: { authorization: `Bearer ${theirs.key}` } })).status).toBe(200);
+
+    await post("/dashboard/topup", cookie, { amount: "20", provider: "offline", csrf });
+    const id = /data-topup="([^"]+)"/.exec(await (await req("/dashboard/topup", { headers: { cookie } })).text())![1]!;
+    expect((await post(`/dashboard/topup/${id}/reject`, cookie, { csrf })).headers.get("location")).toBe(`/dashboard/topup?flash=topup_rejected&topup=${id}`);
+    expect((await post(`/dashboard/topup/${id}/approve`, cookie, { csrf })).headers.get("location")).toBe("/dashboard/topup?flash=topup_not_pending");
+    expect(walletSummaryOf()).toBe(0);
+
+    expect((await post("/dashboard/billing-email", cookie, { email: "not an email", csrf })).headers.get("location")).toBe("/dashboard/receipts?flash=email_invalid");
+    await post("/dashboard/billing-email", cookie, { email: "billing@acme.example", csrf });
+    expect(await (await req("/dashboard/receipts", { headers: { cookie } })).text()).toContain('value="billing@acme.example"');
+  });
+});
+
+function walletSummaryOf(): number {
+  return (app.ctx.db.$client.query("SELECT coalesce(sum(remaining_cents), 0) AS v FROM credit_lots").get() as { v: number }).v;
+}
