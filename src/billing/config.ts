@@ -7,6 +7,8 @@ import { z } from "zod";
 const BillingEnvSchema = z.object({
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Another Stripe API endpoint, e.g. stripe-mock (http://localhost:12111) on a test bench. */
+  STRIPE_API_BASE: z.string().url().optional(),
   /** e.g. smtp://user:pass@mail.lan:587 or smtps://...; unset: receipts are stored, not mailed. */
   CLIPYARD_SMTP_URL: z.string().url().optional(),
   CLIPYARD_RECEIPT_FROM: z.string().min(3).default("clipyard <billing@localhost>"),
@@ -15,7 +17,7 @@ const BillingEnvSchema = z.object({
 });
 
 export interface BillingConfig {
-  stripe?: { secretKey: string; webhookSecret: string };
+  stripe?: { secretKey: string; webhookSecret: string; apiBase?: string };
   smtpUrl?: string;
   receiptFrom: string;
   offlineTopups: boolean;
@@ -33,7 +35,7 @@ export function loadBillingConfig(env: Record<string, string | undefined> = proc
   if (Boolean(e.STRIPE_SECRET_KEY) !== Boolean(e.STRIPE_WEBHOOK_SECRET)) {
     throw new Error("invalid configuration: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together or not at all");
   }
-  const stripe = e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET } : undefined;
+  const stripe = e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiBase: e.STRIPE_API_BASE } : undefined;
   return {
     stripe,
     smtpUrl: e.CLIPYARD_SMTP_URL,

@@ -34,7 +34,7 @@ export class Billing {
     deps: { mailer?: Mailer; stripe?: StripeGateway } = {},
   ) {
     this.mailer = deps.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl) : undefined);
-    this.stripe = deps.stripe ?? (config.stripe ? new StripeGateway(config.stripe.secretKey, config.stripe.webhookSecret) : undefined);
+    this.stripe = deps.stripe ?? (config.stripe ? new StripeGateway(config.stripe.secretKey, config.stripe.webhookSecret, config.stripe.apiBase) : undefined);
   }
 
   /** The submit effect (hold) and terminal effect (debit or release), for AppContext and JobTransitions. */

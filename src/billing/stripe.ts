@@ -18,7 +18,8 @@ export interface PaidCheckout {
 
 /**
  * The Stripe adapter: Checkout session creation and webhook verification through the official SDK.
- * `apiOverride` points the SDK at another host (tests); production leaves it unset.
+ * `apiBase` points the SDK at another API endpoint (STRIPE_API_BASE: stripe-mock, tests);
+ * production leaves it unset and the SDK talks to api.stripe.com.
  */
 export class StripeGateway {
   private readonly stripe: Stripe;
@@ -26,9 +27,13 @@ export class StripeGateway {
   constructor(
     secretKey: string,
     private readonly webhookSecret: string,
-    apiOverride?: { host: string; port: number; protocol: "http" | "https" },
+    apiBase?: string,
   ) {
-    this.stripe = new Stripe(secretKey, { maxNetworkRetries: 1, timeout: 20_000, ...apiOverride });
+    const base = apiBase ? new URL(apiBase) : undefined;
+    const endpoint = base
+      ? { host: base.hostname, port: Number(base.port || (base.protocol === "http:" ? 80 : 443)), protocol: base.protocol === "http:" ? ("http" as const) : ("https" as const) }
+      : {};
+    this.stripe = new Stripe(secretKey, { maxNetworkRetries: 1, timeout: 20_000, ...endpoint });
   }
 
   async createCheckout(topup: TopupRow, orgName: string, returnUrl: string): Promise<CheckoutSession> {

@@ -16,7 +16,7 @@ import { issueLoginToken } from "../../src/web/dashboard/session.ts";
 /**
  * Stripe through the official SDK. Webhook events are signed with the SDK's own
  * generateTestHeaderStringAsync (Bun gets the SDK's WebCrypto build, so the sync variant throws) and sent to the appliance's endpoint; no network is involved. Checkout
- * session creation is pointed (SDK host/port options) at a local HTTP server standing in for
+ * session creation is pointed (STRIPE_API_BASE, i.e. the SDK's host/port options) at a local HTTP server standing in for
  * api.stripe.com, which cannot be reached from here, to check what the SDK sends.
  */
 const SECRET = "whsec_test_clipyard_secret";
@@ -133,10 +133,8 @@ describe("Stripe Checkout from the dashboard", () => {
         return Response.json({ id: "cs_test_from_api", object: "checkout.session", url: "https://checkout.stripe.com/c/pay/cs_test_from_api" });
       },
     });
+    process.env.STRIPE_API_BASE = `http://127.0.0.1:${fakeApi.port}`;
     boot();
-    // The same gateway the appliance builds, aimed at the stand-in API.
-    const { StripeGateway } = await import("../../src/billing/stripe.ts");
-    (app.ctx.billing as unknown as { stripe: unknown }).stripe = new StripeGateway("sk_test_clipyard", SECRET, { host: "127.0.0.1", port: fakeApi.port!, protocol: "http" });
 
     const { token } = issueLoginToken(app.ctx.db, clock, orgId);
     const login = await app.api.handle(new Request("https://clipyard.example/dashboard/login", { method: "POST", body: new URLSearchParams({ token }) }));

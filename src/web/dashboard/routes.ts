@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Elysia } from "elysia";
 import { createKey, listKeys, revokeKeyById } from "../../accounts/keys.ts";
 import { ApiError } from "../../api/errors.ts";
@@ -6,50 +6,13 @@ import { parseUsd, formatUsd } from "../../billing/pricing.ts";
 import { billingEmail, getReceipt, listReceipts, listTopups, setBillingEmail } from "../../billing/topups.ts";
 import { listActiveHolds, listLedger, listLots, walletSummary } from "../../billing/wallet.ts";
 import type { AppContext } from "../../context.ts";
-import { jobCharges, orgs } from "../../db/schema.ts";
+import { jobCharges } from "../../db/schema.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { listJobs } from "../../jobs/store.ts";
 import { page } from "../html.ts";
-import { frame, type Flash, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage, type Frame } from "./pages.ts";
-import {
-  clearedSessionCookie,
-  csrfValid,
-  endSession,
-  redeemLoginToken,
-  sessionCookie,
-  sessionFromRequest,
-  SESSION_TTL_MS,
-  type DashboardSession,
-} from "./session.ts";
-
-const MAX_FORM_BYTES = 16 * 1024;
-
-const SECURITY_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-store",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' https://checkout.stripe.com; frame-ancestors 'none'; base-uri 'none'",
-  "x-frame-options": "DENY",
-  // same-origin, not no-referrer: with no-referrer Chromium sends "Origin: null" on our own form posts.
-  "referrer-policy": "same-origin",
-  "x-content-type-options": "nosniff",
-};
-
-function html(body: string, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { ...SECURITY_HEADERS, ...headers } });
-}
-
-function redirect(location: string, headers: Record<string, string> = {}): Response {
-  return new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...headers } });
-}
-
-async function readForm(request: Request): Promise<URLSearchParams> {
-  const buf = await request.arrayBuffer();
-  if (buf.byteLength > MAX_FORM_BYTES) throw new ApiError("body_too_large", "Form too large.");
-  return new URLSearchParams(new TextDecoder().decode(buf));
-}
-
-const signedOut = () =>
-  html(page("Sign in · clipyard", `<h1>Sign in required</h1><p>Run <code>clipyard login --org NAME</code> on the appliance and open the link it prints.</p>`), 401);
+import { frame, type Flash, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage } from "./pages.ts";
+import { dashboardRouter, html, readForm, redirect } from "./router.ts";
+import { clearedSessionCookie, endSession, redeemLoginToken, sessionCookie, SESSION_TTL_MS } from "./session.ts";
 
 /**
  * The developer dashboard under /dashboard: wallet, top-ups, receipts, API keys and jobs of the
@@ -58,14 +21,7 @@ const signedOut = () =>
  */
 export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
   const secure = ctx.config.publicUrl.startsWith("https://");
-  // Defence in depth beside SameSite and the CSRF token: a browser's Origin, when sent, must be ours.
-  const publicOrigin = new URL(ctx.config.publicUrl).origin;
-  const sameOrigin = (request: Request) => {
-    const origin = request.headers.get("origin");
-    return origin === null || origin === publicOrigin || origin === new URL(request.url).origin;
-  };
-  const orgName = (orgId: string) => ctx.db.select().from(orgs).where(eq(orgs.id, orgId)).get()?.name ?? orgId;
-  const frameFor = (s: DashboardSession, current: string): Frame => ({ orgName: orgName(s.orgId), csrf: s.csrf, current });
+  const { view, action, frameFor } = dashboardRouter(app, ctx);
   /**
    * Post/redirect/get messages travel as a fixed code (plus a top-up id looked up in the session's
    * organisation), never as text: a crafted link cannot make the dashboard say anything else.
@@ -91,31 +47,6 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
     }
   };
   const back = (path: string, flash: string, topupId?: string) => redirect(`${path}?flash=${flash}${topupId ? `&topup=${encodeURIComponent(topupId)}` : ""}`);
-
-  const view = (path: string, render: (s: DashboardSession, f: Frame, request: Request, params: Record<string, string>) => Response | string) =>
-    app.get(path, ({ request, params }) => {
-      const s = sessionFromRequest(ctx.db, ctx.clock, request);
-      if (!s) return signedOut();
-      const out = render(s, frameFor(s, path), request, params as Record<string, string>);
-      return typeof out === "string" ? html(out) : out;
-    });
-
-  const action = (
-    path: string,
-    handle: (s: DashboardSession, form: URLSearchParams, params: Record<string, string>, request: Request) => Promise<Response> | Response,
-  ) =>
-    app.post(
-      path,
-      async ({ request, params }) => {
-        const s = sessionFromRequest(ctx.db, ctx.clock, request);
-        if (!s) return signedOut();
-        if (!sameOrigin(request)) return html(page("Refused", "<h1>Refused</h1><p>Cross-site form submissions are not accepted.</p>"), 403);
-        const form = await readForm(request);
-        if (!csrfValid(s, form.get("csrf"))) return html(page("Refused", "<h1>Refused</h1><p>The form's security token did not match your session. Reload the page and try again.</p>"), 403);
-        return handle(s, form, params as Record<string, string>, request);
-      },
-      { parse: "none" },
-    );
 
   // --- sign-in ---
   app.get("/dashboard/login", ({ request }) => html(loginPage(new URL(request.url).searchParams.get("token"))));
