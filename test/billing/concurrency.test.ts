@@ -14,7 +14,7 @@ afterEach(() => w?.close());
 
 type Result = { done: number; refused: number; errors: string[] };
 
-async function race(dbPath: string, tasks: unknown[]): Promise<Result[]> {
+async function race(dbPath: string, now: number, tasks: unknown[]): Promise<Result[]> {
   const workers = tasks.map(() => new Worker(new URL("./concurrency-worker.ts", import.meta.url)));
   try {
     await Promise.all(
@@ -22,7 +22,7 @@ async function race(dbPath: string, tasks: unknown[]): Promise<Result[]> {
         (wk, i) =>
           new Promise<void>((resolve) => {
             wk.onmessage = () => resolve();
-            wk.postMessage({ setup: { dbPath, task: tasks[i] } });
+            wk.postMessage({ setup: { dbPath, now, task: tasks[i] } });
           }),
       ),
     );
@@ -59,7 +59,7 @@ describe("concurrency", () => {
       ...chunks([...ids].reverse(), 4).map((jobIds) => ({ op: "complete", jobIds })), // the same jobs again, other order
       { op: "fail", jobIds: doomed.map((j) => j.id) },
     ];
-    const results = await race(w.dbPath, tasks);
+    const results = await race(w.dbPath, w.clock.now(), tasks);
     expect(results.flatMap((r) => r.errors)).toEqual([]);
     expect(results.slice(0, 8).reduce((s, r) => s + r.done, 0)).toBe(50); // each job completed exactly once
     expect(results[8]!.done).toBe(10);
@@ -82,7 +82,7 @@ describe("concurrency", () => {
     for (let i = 0; i < 3; i++) w.complete(w.submit());
     grantCredits(w.db, w.orgId, dollars(30), w.clock.now()); // exactly ten video_url jobs
     const tasks = Array.from({ length: 4 }, () => ({ op: "submit", orgId: w.orgId, count: 10, type: "video_url" }));
-    const results = await race(w.dbPath, tasks);
+    const results = await race(w.dbPath, w.clock.now(), tasks);
     expect(results.flatMap((r) => r.errors)).toEqual([]);
     expect(results.reduce((s, r) => s + r.done, 0)).toBe(10);
     expect(results.reduce((s, r) => s + r.refused, 0)).toBe(30);
