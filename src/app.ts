@@ -13,6 +13,8 @@ import { livePipeline } from "./pipeline/live.ts";
 import { SecretBox } from "./secrets.ts";
 import { jobEventOutbox } from "./webhooks/events.ts";
 import { DeliveryWorker } from "./webhooks/worker.ts";
+import { Billing } from "./billing/service.ts";
+import { loadBillingConfig } from "./billing/config.ts";
 
 export interface Appliance {
   ctx: AppContext;
@@ -26,6 +28,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
   const db = openDb(config.dataDir);
   const shareSecret = installationSecret(db, "share_secret");
   const transitions = new JobTransitions(db, clock, shareSecret);
+  const billing = new Billing(db, clock, loadBillingConfig());
   let scheduler: Scheduler | undefined;
   const policy = { allowPrivateNetwork: config.allowPrivateNetwork, allowHttp: config.allowHttp };
   const present = { publicUrl: config.publicUrl, shareSecret };
@@ -40,9 +43,11 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     present,
     transitions,
     submitEffects: [],
+    billing,
     wakeScheduler: () => scheduler?.wake(),
     webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
   };
+  billing.install(transitions, ctx.submitEffects);
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
   const live = new StagedLiveRunner(config, transitions, livePipeline(config));
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, { workers: config.workers, timeScale: config.timeScale });

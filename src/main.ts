@@ -8,6 +8,8 @@ const commands: Record<string, { summary: string; load: () => Promise<{ default:
   serve: { summary: "run the HTTP API, scheduler and workers", load: () => import("./cli/serve.ts") },
   keys: { summary: "create, list and revoke API keys", load: () => import("./cli/keys.ts") },
   highlights: { summary: "rank clips and write show notes for a transcript JSON", load: () => import("./cli/highlights.ts") },
+  credits: { summary: "grant wallet credit, show a balance, set the receipt address", load: () => import("./cli/credits.ts") },
+  login: { summary: "print a one-time sign-in link for the dashboard", load: () => import("./cli/login.ts") },
 };
 
 function usage(): string {

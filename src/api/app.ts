@@ -16,6 +16,8 @@ import {
   replayDeliveryRoute,
   testWebhookRoute,
 } from "./routes/webhooks.ts";
+import { registerBillingRoutes } from "../billing/routes.ts";
+import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
 
@@ -79,6 +81,8 @@ export function buildApi(ctx: AppContext) {
     }, { parse: "none" })
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
+  registerBillingRoutes(app as unknown as Elysia, ctx);
+  registerDashboardRoutes(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ERRORS } from "./errors.ts";
 import { JobCreateSchema, JobListSchema, JobSchema } from "./schemas/job.ts";
+import { WalletSchema } from "./schemas/wallet.ts";
 
 /** OpenAPI 3.1 document generated from the same zod schemas that validate requests. */
 export function openApiDocument() {
@@ -28,7 +29,7 @@ export function openApiDocument() {
     info: { title: "clipyard API", version: "1" },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Error: errorSchema },
+      schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Wallet: json(WalletSchema), Error: errorSchema },
     },
     security: [{ bearer: [] }],
     paths: {
@@ -53,6 +54,12 @@ export function openApiDocument() {
           summary: "Get a job",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           responses: { "200": { description: "Job", content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/wallet": {
+        get: {
+          summary: "Wallet balance, holds, free jobs left and credit lots (extension; see docs/billing.md)",
+          responses: { "200": { description: "Wallet", content: { "application/json": { schema: { $ref: "#/components/schemas/Wallet" } } } }, default: errorResponse },
         },
       },
     },

@@ -113,4 +113,97 @@ export const migrations: string[] = [
     PRIMARY KEY (delivery_id, number)
   );
   `,
+  /* 3: billing — wallet lots, holds, charges, ledger, top-ups,
+     receipts, Stripe event log, dashboard sign-in. Money is integer cents throughout. */ `
+  CREATE TABLE billing_profiles (
+    org_id TEXT PRIMARY KEY REFERENCES orgs(id),
+    billing_email TEXT
+  );
+  CREATE TABLE topups (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    provider TEXT NOT NULL CHECK (provider IN ('stripe','offline','grant')),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
+    status TEXT NOT NULL CHECK (status IN ('pending','paid','rejected')),
+    provider_ref TEXT UNIQUE,
+    note TEXT,
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER
+  );
+  CREATE INDEX topups_org ON topups(org_id, created_at);
+  CREATE TABLE credit_lots (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    topup_id TEXT NOT NULL UNIQUE REFERENCES topups(id),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
+    remaining_cents INTEGER NOT NULL CHECK (remaining_cents >= 0 AND remaining_cents <= amount_cents),
+    purchased_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX credit_lots_org ON credit_lots(org_id, expires_at);
+  CREATE TABLE billing_holds (
+    job_id TEXT PRIMARY KEY REFERENCES jobs(id),
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    kind TEXT NOT NULL CHECK (kind IN ('free','paid')),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents >= 0),
+    status TEXT NOT NULL CHECK (status IN ('active','captured','released')),
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER
+  );
+  CREATE INDEX billing_holds_active ON billing_holds(org_id, status);
+  CREATE TABLE job_charges (
+    job_id TEXT PRIMARY KEY REFERENCES jobs(id),
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    free INTEGER NOT NULL CHECK (free IN (0,1)),
+    price_cents INTEGER NOT NULL CHECK (price_cents >= 0),
+    charged_cents INTEGER NOT NULL CHECK (charged_cents >= 0),
+    uncollected_cents INTEGER NOT NULL DEFAULT 0 CHECK (uncollected_cents >= 0),
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX job_charges_org ON job_charges(org_id, free);
+  CREATE TABLE ledger_entries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    kind TEXT NOT NULL CHECK (kind IN ('credit','debit')),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents <> 0),
+    lot_id TEXT NOT NULL REFERENCES credit_lots(id),
+    job_id TEXT REFERENCES jobs(id),
+    topup_id TEXT REFERENCES topups(id),
+    created_at INTEGER NOT NULL,
+    CHECK ((kind = 'credit') = (amount_cents > 0)),
+    UNIQUE (job_id, lot_id)
+  );
+  CREATE INDEX ledger_entries_org ON ledger_entries(org_id, seq);
+  CREATE TABLE receipts (
+    id TEXT PRIMARY KEY,
+    number INTEGER NOT NULL UNIQUE,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    topup_id TEXT NOT NULL UNIQUE REFERENCES topups(id),
+    amount_cents INTEGER NOT NULL,
+    issued_at INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    email_to TEXT,
+    emailed_at INTEGER,
+    email_error TEXT
+  );
+  CREATE TABLE stripe_events (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    received_at INTEGER NOT NULL
+  );
+  CREATE TABLE dashboard_login_tokens (
+    token_hash TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER
+  );
+  CREATE TABLE dashboard_sessions (
+    id_hash TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    csrf_token TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ];

@@ -111,3 +111,104 @@ export type DeliveryRow = typeof deliveries.$inferSelect;
 export type AttemptRow = typeof deliveryAttempts.$inferSelect;
 export type JobRow = typeof jobs.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+// --- billing (tables from the "billing" migration) ---
+
+export const billingProfiles = sqliteTable("billing_profiles", {
+  orgId: text("org_id").primaryKey(),
+  billingEmail: text("billing_email"),
+});
+
+export const topups = sqliteTable("topups", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull(),
+  provider: text("provider", { enum: ["stripe", "offline", "grant"] }).notNull(),
+  amountCents: integer("amount_cents").notNull(),
+  status: text("status", { enum: ["pending", "paid", "rejected"] }).notNull(),
+  providerRef: text("provider_ref"),
+  note: text("note"),
+  createdAt: integer("created_at").notNull(),
+  settledAt: integer("settled_at"),
+});
+
+export const creditLots = sqliteTable("credit_lots", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull(),
+  topupId: text("topup_id").notNull(),
+  amountCents: integer("amount_cents").notNull(),
+  remainingCents: integer("remaining_cents").notNull(),
+  purchasedAt: integer("purchased_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});
+
+export const billingHolds = sqliteTable("billing_holds", {
+  jobId: text("job_id").primaryKey(),
+  orgId: text("org_id").notNull(),
+  kind: text("kind", { enum: ["free", "paid"] }).notNull(),
+  amountCents: integer("amount_cents").notNull(),
+  status: text("status", { enum: ["active", "captured", "released"] }).notNull(),
+  createdAt: integer("created_at").notNull(),
+  settledAt: integer("settled_at"),
+});
+
+export const jobCharges = sqliteTable("job_charges", {
+  jobId: text("job_id").primaryKey(),
+  orgId: text("org_id").notNull(),
+  free: integer("free", { mode: "boolean" }).notNull(),
+  priceCents: integer("price_cents").notNull(),
+  chargedCents: integer("charged_cents").notNull(),
+  uncollectedCents: integer("uncollected_cents").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const ledgerEntries = sqliteTable("ledger_entries", {
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  orgId: text("org_id").notNull(),
+  kind: text("kind", { enum: ["credit", "debit"] }).notNull(),
+  amountCents: integer("amount_cents").notNull(),
+  lotId: text("lot_id").notNull(),
+  jobId: text("job_id"),
+  topupId: text("topup_id"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const receipts = sqliteTable("receipts", {
+  id: text("id").primaryKey(),
+  number: integer("number").notNull(),
+  orgId: text("org_id").notNull(),
+  topupId: text("topup_id").notNull(),
+  amountCents: integer("amount_cents").notNull(),
+  issuedAt: integer("issued_at").notNull(),
+  text: text("text").notNull(),
+  emailTo: text("email_to"),
+  emailedAt: integer("emailed_at"),
+  emailError: text("email_error"),
+});
+
+export const stripeEvents = sqliteTable("stripe_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  receivedAt: integer("received_at").notNull(),
+});
+
+export const dashboardLoginTokens = sqliteTable("dashboard_login_tokens", {
+  tokenHash: text("token_hash").primaryKey(),
+  orgId: text("org_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+});
+
+export const dashboardSessions = sqliteTable("dashboard_sessions", {
+  idHash: text("id_hash").primaryKey(),
+  orgId: text("org_id").notNull(),
+  csrfToken: text("csrf_token").notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});
+
+export type TopupRow = typeof topups.$inferSelect;
+export type CreditLotRow = typeof creditLots.$inferSelect;
+export type HoldRow = typeof billingHolds.$inferSelect;
+export type LedgerRow = typeof ledgerEntries.$inferSelect;
+export type ReceiptRow = typeof receipts.$inferSelect;

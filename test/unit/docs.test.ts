@@ -12,6 +12,7 @@ test("docs/api.md's error table is the error module's table", () => {
     .split("\n")
     .slice(2)
     .map((line) => line.split("|").map((c) => c.trim()).slice(1, 4));
+  // Regenerate with: bun scripts/docs/error-table.ts
   const expected = Object.entries(ERRORS).map(([code, d]) => [`\`${code}\``, d.type, d.status === null ? "—" : String(d.status)]);
   expect(rows).toEqual(expected);
 });
