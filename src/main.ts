@@ -7,6 +7,7 @@
 const commands: Record<string, { summary: string; load: () => Promise<{ default: (argv: string[]) => Promise<number> }> }> = {
   serve: { summary: "run the HTTP API, scheduler and workers", load: () => import("./cli/serve.ts") },
   keys: { summary: "create, list and revoke API keys", load: () => import("./cli/keys.ts") },
+  mcp: { summary: "run the MCP server (stdio) over the jobs API; needs SERVICE_API_KEY", load: () => import("./cli/mcp.ts") },
 };
 
 function usage(): string {
