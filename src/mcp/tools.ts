@@ -103,6 +103,9 @@ export const TOOLS: readonly ToolDef[] = [
   },
 ];
 
+const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+
+/** JSON Schema draft-07 (what the SDK's Ajv validates by default), without $schema so it can nest. */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
@@ -117,9 +120,9 @@ export function describeTool(tool: ToolDef) {
     name: tool.name,
     title: tool.annotations.title,
     description: tool.description,
-    inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", ...jsonSchema(tool.input, "input") } as { type: "object"; [k: string]: unknown },
+    inputSchema: { $schema: DRAFT_07, type: "object" as const, ...jsonSchema(tool.input, "input") },
     outputSchema: {
-      $schema: "http://json-schema.org/draft-07/schema#",
+      $schema: DRAFT_07,
       type: "object" as const,
       anyOf: [jsonSchema(tool.output, "output"), jsonSchema(ApiErrorEnvelopeSchema, "output")],
     },

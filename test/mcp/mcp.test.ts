@@ -61,7 +61,7 @@ describe("clipyard mcp against a real appliance", () => {
     expect(byName.get_job!.inputSchema.required).toEqual(["id"]);
     expect(Object.keys(byName.list_jobs!.inputSchema.properties ?? {}).sort()).toEqual(["limit", "starting_after"]);
     // The success branch of each output schema is the API's own resource schema.
-    const outputBranches = (name: string) => (byName[name]!.outputSchema as { anyOf: Array<{ properties: Record<string, unknown> }> }).anyOf;
+    const outputBranches = (name: string) => (byName[name]!.outputSchema as unknown as { anyOf: Array<{ properties: Record<string, unknown> }> }).anyOf;
     expect(Object.keys(outputBranches("get_job")[0]!.properties)).toContain("output");
     expect(Object.keys(outputBranches("list_jobs")[0]!.properties).sort()).toEqual(["data", "has_more", "object"]);
     expect(Object.keys(outputBranches("submit_job")[1]!.properties)).toEqual(["error"]);
