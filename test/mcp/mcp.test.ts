@@ -149,6 +149,17 @@ describe("clipyard mcp against a real appliance", () => {
     expect(err.param).toBe("limit");
   });
 
+  test("a key the API does not know is an authentication tool error", async () => {
+    const bad = await connect(cleanEnv({ SERVICE_API_KEY: "svc_test_notarealkey000000000000000000", CLIPYARD_API_URL: appliance.baseUrl }));
+    try {
+      const err = apiError(await call(bad.client, "list_jobs", {}));
+      expect(err.type).toBe("authentication_error");
+      expect(err.code).toBe("invalid_api_key");
+    } finally {
+      await bad.client.close();
+    }
+  });
+
   test("stdout carried nothing but protocol messages; logs went to stderr", () => {
     expect(session.protocolErrors).toEqual([]);
     expect(session.stderr()).toContain('"msg":"mcp tool call"');
