@@ -175,6 +175,20 @@ describe("clipyard mcp configuration", () => {
     expect(err).toContain("SERVICE_API_KEY is not set");
   });
 
+  test("a CLIPYARD_API_URL that is not an http(s) URL is a startup error", async () => {
+    const p = Bun.spawn(["bun", "run", MAIN, "mcp"], {
+      cwd: REPO_ROOT,
+      env: cleanEnv({ SERVICE_API_KEY: "svc_test_x", CLIPYARD_API_URL: "ftp://appliance.lan" }),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    expect(code).toBe(2);
+    expect(out).toBe("");
+    expect(err).toContain("CLIPYARD_API_URL must be http(s)");
+  });
+
   test("an unreachable API is an api_unreachable tool error, not a crash", async () => {
     const port = await freePort();
     const session = await connect(cleanEnv({ SERVICE_API_KEY: "svc_test_unreachable", CLIPYARD_API_URL: `http://127.0.0.1:${port}` }));
