@@ -202,6 +202,30 @@ describe("clipyard mcp configuration", () => {
     }
   });
 
+  test("a URL that is not a clipyard API (HTML, or JSON of another shape) is an unexpected_response tool error", async () => {
+    // A real HTTP server standing in for a wrong CLIPYARD_API_URL (a router page, another service).
+    const other = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (req) =>
+        new URL(req.url).pathname === "/v1/jobs"
+          ? new Response("<html>router login</html>", { status: 200, headers: { "content-type": "text/html" } })
+          : Response.json({ id: 42 }, { headers: { "x-request-id": "other-req" } }),
+    });
+    const session = await connect(cleanEnv({ SERVICE_API_KEY: "svc_test_x", CLIPYARD_API_URL: `http://127.0.0.1:${other.port}` }));
+    try {
+      const html = apiError(await call(session.client, "list_jobs", {}));
+      expect(html.code).toBe("unexpected_response");
+      expect(html.message).toContain("not JSON");
+      const wrongShape = apiError(await call(session.client, "get_job", { id: "job_x" }));
+      expect(wrongShape.code).toBe("unexpected_response");
+      expect(wrongShape.request_id).toBe("other-req");
+    } finally {
+      await session.client.close();
+      other.stop(true);
+    }
+  });
+
   test("the server exits when the host closes stdin", async () => {
     const p = Bun.spawn(["bun", "run", MAIN, "mcp"], {
       cwd: REPO_ROOT,
