@@ -10,6 +10,7 @@ const commands: Record<string, { summary: string; load: () => Promise<{ default:
   highlights: { summary: "rank clips and write show notes for a transcript JSON", load: () => import("./cli/highlights.ts") },
   credits: { summary: "grant wallet credit, show a balance, set the receipt address", load: () => import("./cli/credits.ts") },
   login: { summary: "print a one-time sign-in link for the dashboard", load: () => import("./cli/login.ts") },
+  mcp: { summary: "run the MCP server (stdio) over the jobs API; needs SERVICE_API_KEY", load: () => import("./cli/mcp.ts") },
 };
 
 function usage(): string {
