@@ -11,6 +11,7 @@ import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } f
 import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
+import { planSpeakerCrop } from "./crop.ts";
 import { audiogramFilter, type AudiogramCard } from "./audiogram.ts";
 import type { MediaInfo, Word } from "./types.ts";
 
@@ -33,12 +34,24 @@ export interface RenderRequest {
   end: number;
   format: ClipFormat;
   style?: CaptionStyle;
-  /** Horizontal crop path for the 9:16 format (face following); centre crop when absent. */
-  crop?: CropPath;
+  /**
+   * Framing of the 9:16 format for video sources: "speaker" (default) follows the active speaker's
+   * face (planSpeakerCrop), "centre" is a fixed centre crop, or a precomputed path.
+   */
+  crop?: CropPath | "speaker" | "centre";
   /** Title card for audio-only sources (audiogram). */
   card?: AudiogramCard;
   outPath?: string;
   quality?: Partial<RenderQuality>;
+}
+
+/** Only 9:16 output from a wider video needs a crop decision; "speaker" runs face analysis. */
+async function resolveCrop(req: RenderRequest): Promise<CropPath | undefined> {
+  const { source, format } = req;
+  const needsCrop = source.hasVideo && format === "linkedin" && (source.width ?? 0) / (source.height ?? 1) > (9 / 16) * 1.05;
+  if (!needsCrop || req.crop === "centre") return undefined;
+  if (req.crop && req.crop !== "speaker") return req.crop;
+  return (await planSpeakerCrop(source, req.words, req.start, req.end)).path;
 }
 
 export async function renderClip(req: RenderRequest): Promise<string> {
@@ -58,8 +71,9 @@ export async function renderClip(req: RenderRequest): Promise<string> {
       req.source.path, { start: req.start, duration }, join(work, "audio.m4a"),
       { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS,
     );
+    const crop = await resolveCrop(req);
     const video = req.source.hasVideo
-      ? videoFilter({ source: req.source, format: req.format, crop: req.crop, clipStart: req.start, fps: q.fps, assPath, suffix: enc.filterSuffix })
+      ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, suffix: enc.filterSuffix })
       : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, suffix: enc.filterSuffix });
     const outPath = req.outPath ?? join(tmpdir(), `clipyard-${req.format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
     await ffmpeg([
