@@ -1,0 +1,94 @@
+/**
+ * Which ffmpeg runs and which H.264 encoder it uses, decided once at start-up. Hardware encoders
+ * are listed by many builds that cannot open them (no device, no driver), so each candidate must
+ * pass a real tiny encode before it is chosen.
+ */
+import { existsSync } from "node:fs";
+import { findNativeFfmpeg, runTool } from "./ffmpeg.ts";
+import { log } from "../log.ts";
+
+export const HARDWARE_ENCODERS = ["h264_nvenc", "h264_vaapi", "h264_qsv", "h264_videotoolbox"] as const;
+export type H264Encoder = (typeof HARDWARE_ENCODERS)[number] | "libx264";
+
+export interface EngineInfo {
+  kind: "native" | "wasm";
+  /** Binary path for native; package name for wasm. */
+  ffmpeg: string;
+  version: string;
+  encoder: H264Encoder;
+  /** Hardware encoders ffmpeg lists, and those that passed the probe encode. */
+  listedHardware: string[];
+  workingHardware: string[];
+}
+
+const VAAPI_DEVICE = "/dev/dri/renderD128";
+
+export interface EncodeQuality {
+  /** Constant-quality level on the x264 CRF scale (lower is better). */
+  crf: number;
+  preset: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium" | "slow";
+}
+
+export const DEFAULT_QUALITY: EncodeQuality = { crf: 21, preset: "veryfast" };
+
+/** Encoder arguments plus the filter suffix some hardware encoders need to receive frames. */
+export function videoEncoderArgs(encoder: H264Encoder, q: EncodeQuality = DEFAULT_QUALITY): { args: string[]; filterSuffix: string; inputArgs: string[] } {
+  switch (encoder) {
+    case "h264_nvenc":
+      return { inputArgs: [], filterSuffix: ",format=yuv420p", args: ["-c:v", "h264_nvenc", "-preset", "p4", "-rc", "vbr", "-cq", String(q.crf + 2), "-b:v", "0"] };
+    case "h264_vaapi":
+      return { inputArgs: ["-vaapi_device", VAAPI_DEVICE], filterSuffix: ",format=nv12,hwupload", args: ["-c:v", "h264_vaapi", "-qp", String(q.crf + 2)] };
+    case "h264_qsv":
+      return { inputArgs: [], filterSuffix: ",format=nv12", args: ["-c:v", "h264_qsv", "-global_quality", String(q.crf + 2)] };
+    case "h264_videotoolbox":
+      return { inputArgs: [], filterSuffix: ",format=yuv420p", args: ["-c:v", "h264_videotoolbox", "-q:v", String(Math.max(1, 100 - q.crf * 2))] };
+    case "libx264":
+      return { inputArgs: [], filterSuffix: ",format=yuv420p", args: ["-c:v", "libx264", "-preset", q.preset, "-crf", String(q.crf), "-profile:v", "high"] };
+  }
+}
+
+async function probeEncoder(ffmpegBin: string, encoder: H264Encoder): Promise<boolean> {
+  if (encoder === "h264_vaapi" && !existsSync(VAAPI_DEVICE)) return false;
+  const e = videoEncoderArgs(encoder);
+  const res = await runTool(
+    ffmpegBin,
+    ["-hide_banner", "-nostdin", "-loglevel", "error", ...e.inputArgs, "-f", "lavfi", "-i", "color=c=gray:s=256x256:r=10:d=0.5",
+      "-vf", `null${e.filterSuffix}`, ...e.args, "-frames:v", "5", "-f", "null", "-"],
+    { allowFailure: true },
+  );
+  return res.code === 0;
+}
+
+let cached: Promise<EngineInfo> | undefined;
+
+/** Detects once per process; later calls share the result. */
+export function detectEngine(): Promise<EngineInfo> {
+  cached ??= detect();
+  return cached;
+}
+
+/** Test hook: forget the detected engine (e.g. after changing FFMPEG_PATH). */
+export function resetEngineDetection(): void {
+  cached = undefined;
+}
+
+async function detect(): Promise<EngineInfo> {
+  const native = findNativeFfmpeg();
+  if (!native) {
+    throw new Error(
+      "no native ffmpeg found (FFMPEG_PATH or PATH); the embedded WebAssembly engine (@ffmpeg/ffmpeg) is not wired up yet",
+    );
+  }
+  const version = (await runTool(native.ffmpeg, ["-hide_banner", "-version"])).stdout.split("\n")[0] ?? "";
+  const encoders = (await runTool(native.ffmpeg, ["-hide_banner", "-encoders"])).stdout;
+  const listedHardware = HARDWARE_ENCODERS.filter((e) => new RegExp(`\\s${e}\\s`).test(encoders));
+  const workingHardware: string[] = [];
+  for (const e of listedHardware) if (await probeEncoder(native.ffmpeg, e)) workingHardware.push(e);
+  const encoder = (workingHardware[0] as H264Encoder | undefined) ?? "libx264";
+  if (encoder === "libx264" && !(await probeEncoder(native.ffmpeg, "libx264"))) {
+    throw new Error(`ffmpeg at ${native.ffmpeg} cannot encode H.264 (no working hardware encoder and no libx264)`);
+  }
+  const info: EngineInfo = { kind: "native", ffmpeg: native.ffmpeg, version, encoder, listedHardware, workingHardware };
+  log.info("ffmpeg engine detected", { ...info });
+  return info;
+}

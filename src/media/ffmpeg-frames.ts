@@ -1,0 +1,53 @@
+/**
+ * Decodes a window of a video as small RGB frames at a fixed sampling rate, streamed so a long
+ * window never sits in memory at once.
+ */
+import { requireNativeFfmpeg } from "./ffmpeg.ts";
+
+export interface SampledFrame {
+  /** Source time in seconds. */
+  t: number;
+  rgb: Uint8Array;
+}
+
+export interface SampleOptions {
+  start: number;
+  duration: number;
+  fps: number;
+  /** Analysis width in pixels (height follows the aspect ratio, rounded to even). */
+  width: number;
+  srcWidth: number;
+  srcHeight: number;
+}
+
+export function sampleSize(o: Pick<SampleOptions, "width" | "srcWidth" | "srcHeight">): { width: number; height: number } {
+  const height = Math.max(2, Math.round((o.width * o.srcHeight) / o.srcWidth / 2) * 2);
+  return { width: o.width, height };
+}
+
+export async function* sampleFrames(path: string, o: SampleOptions): AsyncGenerator<SampledFrame> {
+  const { width, height } = sampleSize(o);
+  const frameBytes = width * height * 3;
+  const proc = Bun.spawn(
+    [requireNativeFfmpeg().ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error",
+      "-ss", o.start.toFixed(3), "-t", o.duration.toFixed(3), "-i", path,
+      "-vf", `fps=${o.fps},scale=${width}:${height}`, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+    { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
+  );
+  let pending = new Uint8Array(0);
+  let index = 0;
+  for await (const chunk of proc.stdout as unknown as AsyncIterable<Uint8Array>) {
+    const merged = new Uint8Array(pending.length + chunk.length);
+    merged.set(pending);
+    merged.set(chunk, pending.length);
+    let off = 0;
+    while (merged.length - off >= frameBytes) {
+      yield { t: o.start + index / o.fps, rgb: merged.slice(off, off + frameBytes) };
+      off += frameBytes;
+      index++;
+    }
+    pending = merged.slice(off);
+  }
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`ffmpeg frame sampling failed (${code}): ${(await new Response(proc.stderr).text()).slice(-400)}`);
+}

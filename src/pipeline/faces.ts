@@ -1,0 +1,127 @@
+/**
+ * Pure logic that turns per-frame face detections into identities over time (tracks) and ties
+ * tracks to diarized speakers: the speaker's face is the one whose mouth moves while that speaker
+ * talks and rests while others talk.
+ */
+
+/** One face in one sampled frame, in normalised frame coordinates (0..1). */
+export interface FaceObs {
+  t: number;
+  cx: number;
+  cy: number;
+  w: number;
+  h: number;
+  score: number;
+  mouthOpen?: number;
+}
+
+export interface FaceTrack {
+  id: number;
+  obs: FaceObs[];
+}
+
+export interface Turn {
+  speaker: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Greedy nearest-centre association frame to frame. A face joins the closest live track within
+ * maxJump (fraction of frame width); tracks unseen for maxGapSeconds end. Short-lived tracks
+ * (fewer than minObs detections) are dropped as false positives.
+ */
+export function buildTracks(frames: { t: number; faces: FaceObs[] }[], opts: { maxJump?: number; maxGapSeconds?: number; minObs?: number } = {}): FaceTrack[] {
+  const maxJump = opts.maxJump ?? 0.12;
+  const maxGap = opts.maxGapSeconds ?? 1.5;
+  const minObs = opts.minObs ?? 3;
+  const tracks: FaceTrack[] = [];
+  let nextId = 0;
+  for (const frame of frames) {
+    const live = tracks.filter((tr) => frame.t - tr.obs[tr.obs.length - 1]!.t <= maxGap);
+    const pairs: { tr: FaceTrack; f: FaceObs; d: number }[] = [];
+    for (const tr of live) {
+      const last = tr.obs[tr.obs.length - 1]!;
+      for (const f of frame.faces) {
+        const d = Math.hypot(f.cx - last.cx, f.cy - last.cy);
+        if (d <= maxJump) pairs.push({ tr, f, d });
+      }
+    }
+    pairs.sort((a, b) => a.d - b.d);
+    const usedT = new Set<FaceTrack>();
+    const usedF = new Set<FaceObs>();
+    for (const p of pairs) {
+      if (usedT.has(p.tr) || usedF.has(p.f)) continue;
+      p.tr.obs.push(p.f);
+      usedT.add(p.tr);
+      usedF.add(p.f);
+    }
+    for (const f of frame.faces) if (!usedF.has(f)) tracks.push({ id: nextId++, obs: [f] });
+  }
+  return tracks.filter((t) => t.obs.length >= minObs);
+}
+
+/** Mouth motion in a time window: mean absolute change of mouth opening between samples. */
+export function mouthActivity(track: FaceTrack, from: number, to: number): number | undefined {
+  const xs = track.obs.filter((o) => o.t >= from && o.t < to && o.mouthOpen !== undefined).map((o) => o.mouthOpen!);
+  if (xs.length < 2) return undefined;
+  let sum = 0;
+  for (let i = 1; i < xs.length; i++) sum += Math.abs(xs[i]! - xs[i - 1]!);
+  // Standard deviation as well: sampling at a few fps can alias the frame-to-frame change.
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / xs.length);
+  return sum / (xs.length - 1) + sd;
+}
+
+export interface SpeakerFaces {
+  /** speaker label -> track id */
+  bySpeaker: Map<string, number>;
+  /** Per assigned speaker: how much more that face's mouth moves in their turns than in others' (0..1). */
+  confidence: Map<string, number>;
+}
+
+/**
+ * For every (speaker, track): mouth activity during the speaker's turns minus during other
+ * speakers' turns, normalised. Assigns greedily by that contrast, one track per speaker; a
+ * speaker with no positive contrast stays unassigned.
+ */
+export function assignSpeakers(tracks: FaceTrack[], turns: Turn[]): SpeakerFaces {
+  const speakers = [...new Set(turns.map((t) => t.speaker))];
+  const activityIn = (tr: FaceTrack, pred: (t: Turn) => boolean) => {
+    const vals = turns.filter(pred).map((t) => mouthActivity(tr, t.start, t.end)).filter((v): v is number => v !== undefined);
+    return vals.length ? vals.reduce((a, b) => a + b, 0) / vals.length : undefined;
+  };
+  const scores: { speaker: string; track: number; score: number }[] = [];
+  for (const s of speakers) {
+    for (const tr of tracks) {
+      const own = activityIn(tr, (t) => t.speaker === s);
+      if (own === undefined) continue;
+      const others = activityIn(tr, (t) => t.speaker !== s);
+      // With one speaker only, the face that moves its mouth at all is theirs.
+      const score = others === undefined ? own : (own - others) / (own + others + 1e-6);
+      scores.push({ speaker: s, track: tr.id, score });
+    }
+  }
+  scores.sort((a, b) => b.score - a.score);
+  const bySpeaker = new Map<string, number>();
+  const confidence = new Map<string, number>();
+  const usedTracks = new Set<number>();
+  for (const sc of scores) {
+    if (sc.score <= 0 || bySpeaker.has(sc.speaker) || usedTracks.has(sc.track)) continue;
+    bySpeaker.set(sc.speaker, sc.track);
+    confidence.set(sc.speaker, Math.min(1, sc.score));
+    usedTracks.add(sc.track);
+  }
+  return { bySpeaker, confidence };
+}
+
+/** Turns (speaker spans) from diarized words: consecutive words of one speaker merge. */
+export function turnsFromWords(words: { speaker: string; start: number; end: number }[], maxGap = 1.0): Turn[] {
+  const out: Turn[] = [];
+  for (const w of words) {
+    const last = out[out.length - 1];
+    if (last && last.speaker === w.speaker && w.start - last.end <= maxGap) last.end = w.end;
+    else out.push({ speaker: w.speaker, start: w.start, end: w.end });
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+/**
+ * Pure filter-graph construction for clip video: output formats, framing (centre crop, crop path,
+ * blurred-background fit) and caption burn-in. No I/O here, so framing can be unit-tested.
+ */
+import type { MediaInfo } from "./types.ts";
+
+export const FORMATS = {
+  /** Vertical 9:16, the API's "linkedin" destination. */
+  linkedin: { width: 1080, height: 1920 },
+  /** Landscape 16:9, the API's "x" destination. */
+  x: { width: 1920, height: 1080 },
+} as const;
+export type ClipFormat = keyof typeof FORMATS;
+export const CLIP_FORMATS = Object.keys(FORMATS) as ClipFormat[];
+
+/**
+ * A moving crop window over the source for the 9:16 format. Keyframes are in source seconds; the
+ * window is linearly interpolated between them (easing is applied when the path is planned).
+ * mode "fit" means no single window is safe (e.g. two people far apart): show the whole frame
+ * over a blurred fill instead.
+ */
+export interface CropPath {
+  mode: "track" | "fit";
+  /** Crop window size in source pixels (constant so the scale stays constant). */
+  width: number;
+  height: number;
+  keyframes: { t: number; x: number; y: number }[];
+}
+
+const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
+
+/** Largest window of the target aspect inside the source, centred. */
+export function centreCrop(srcW: number, srcH: number, aspect: number): { w: number; h: number; x: number; y: number } {
+  if (srcW / srcH > aspect) {
+    const w = even(srcH * aspect);
+    return { w, h: even(srcH), x: Math.floor((srcW - w) / 2), y: 0 };
+  }
+  const h = even(srcW / aspect);
+  return { w: even(srcW), h, x: 0, y: Math.floor((srcH - h) / 2) };
+}
+
+/**
+ * Piecewise-linear ffmpeg expression in t (clip time) through the keyframes. Nested if() keeps it
+ * one expression the crop filter evaluates per frame.
+ */
+export function piecewiseExpr(points: { t: number; v: number }[]): string {
+  if (points.length === 0) return "0";
+  if (points.length === 1) return points[0]!.v.toFixed(1);
+  let expr = points[points.length - 1]!.v.toFixed(1);
+  for (let i = points.length - 2; i >= 0; i--) {
+    const a = points[i]!;
+    const b = points[i + 1]!;
+    const slope = (b.v - a.v) / Math.max(1e-3, b.t - a.t);
+    const seg = `${a.v.toFixed(1)}+(t-${a.t.toFixed(3)})*${slope.toFixed(4)}`;
+    expr = `if(lt(t,${b.t.toFixed(3)}),${seg},${expr})`;
+  }
+  return `if(lt(t,${points[0]!.t.toFixed(3)}),${points[0]!.v.toFixed(1)},${expr})`;
+}
+
+function fitOverBlur(w: number, h: number): string {
+  return (
+    `split=2[bgsrc][fgsrc];` +
+    `[bgsrc]scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},boxblur=luma_radius=24:luma_power=2,eq=brightness=-0.12[bg];` +
+    `[fgsrc]scale=${w}:${h}:force_original_aspect_ratio=decrease[fg];` +
+    `[bg][fg]overlay=(W-w)/2:(H-h)/2`
+  );
+}
+
+export interface VideoFilterOptions {
+  source: MediaInfo;
+  format: ClipFormat;
+  crop?: CropPath;
+  /** Source time of the clip's first frame: crop keyframes are shifted by it. */
+  clipStart: number;
+  fps?: number;
+  assPath: string;
+  /** Pixel-format/upload tail the encoder needs (from videoEncoderArgs). */
+  suffix: string;
+}
+
+/** Filter graph from [0:v:0] to [vout]. */
+export function videoFilter(o: VideoFilterOptions): string {
+  const { width: W, height: H } = FORMATS[o.format];
+  const srcW = o.source.width ?? W;
+  const srcH = o.source.height ?? H;
+  const aspect = W / H;
+  const steps: string[] = [];
+  if (o.fps) steps.push(`fps=${o.fps}`);
+  let framing: string;
+  if (o.crop && o.crop.mode === "track" && o.format === "linkedin") {
+    const pts = o.crop.keyframes.map((k) => ({ t: k.t - o.clipStart, x: k.x, y: k.y }));
+    const x = piecewiseExpr(pts.map((p) => ({ t: p.t, v: p.x })));
+    const y = piecewiseExpr(pts.map((p) => ({ t: p.t, v: p.y })));
+    framing = `crop=w=${even(o.crop.width)}:h=${even(o.crop.height)}:x='${x}':y='${y}',scale=${W}:${H}`;
+  } else if (Math.abs(srcW / srcH - aspect) / aspect < 0.01) {
+    framing = `scale=${W}:${H}`;
+  } else if (o.format === "linkedin" && !(o.crop?.mode === "fit")) {
+    const c = centreCrop(srcW, srcH, aspect);
+    framing = `crop=${c.w}:${c.h}:${c.x}:${c.y},scale=${W}:${H}`;
+  } else {
+    framing = fitOverBlur(W, H);
+  }
+  steps.push(framing);
+  steps.push("setsar=1");
+  steps.push(`ass=filename='${o.assPath.replace(/'/g, "")}'`);
+  return `[0:v:0]${steps.join(",")}${o.suffix}[vout]`;
+}

@@ -1,0 +1,96 @@
+/**
+ * Clip rendering: one segment of a source into one delivery format, with framing, burned-in
+ * captions and loudness normalisation in a single encode. The framing and filter-graph choices are
+ * pure functions (render-graph.ts); this module runs ffmpeg.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ffmpeg } from "../media/ffmpeg.ts";
+import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
+import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
+import { buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
+import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
+import { planSpeakerCrop } from "./crop.ts";
+import { audiogramFilter, type AudiogramCard } from "./audiogram.ts";
+import type { MediaInfo, Word } from "./types.ts";
+
+export { FORMATS, type ClipFormat } from "./render-graph.ts";
+
+export interface RenderQuality extends EncodeQuality {
+  /** Output frame rate; undefined keeps the source's rate (audiograms default to 25). */
+  fps?: number;
+  audioBitrateKbps: number;
+  audioChannels: 1 | 2;
+}
+
+export const DEFAULT_RENDER_QUALITY: RenderQuality = { ...DEFAULT_QUALITY, audioBitrateKbps: 128, audioChannels: 2 };
+
+export interface RenderRequest {
+  source: MediaInfo;
+  /** Words with source timings; those inside [start, end] become captions. */
+  words: Word[];
+  start: number;
+  end: number;
+  format: ClipFormat;
+  style?: CaptionStyle;
+  /**
+   * Framing of the 9:16 format for video sources: "speaker" (default) follows the active speaker's
+   * face (planSpeakerCrop), "centre" is a fixed centre crop, or a precomputed path.
+   */
+  crop?: CropPath | "speaker" | "centre";
+  /** Title card for audio-only sources (audiogram). */
+  card?: AudiogramCard;
+  outPath?: string;
+  quality?: Partial<RenderQuality>;
+}
+
+/** Only 9:16 output from a wider video needs a crop decision; "speaker" runs face analysis. */
+async function resolveCrop(req: RenderRequest): Promise<CropPath | undefined> {
+  const { source, format } = req;
+  const needsCrop = source.hasVideo && format === "linkedin" && (source.width ?? 0) / (source.height ?? 1) > (9 / 16) * 1.05;
+  if (!needsCrop || req.crop === "centre") return undefined;
+  if (req.crop && req.crop !== "speaker") return req.crop;
+  return (await planSpeakerCrop(source, req.words, req.start, req.end)).path;
+}
+
+export async function renderClip(req: RenderRequest): Promise<string> {
+  const duration = req.end - req.start;
+  if (!(duration > 0)) throw new Error(`clip end ${req.end} is not after start ${req.start}`);
+  if (req.end > req.source.durationSeconds + 0.05) throw new Error(`clip end ${req.end} is past the source's end ${req.source.durationSeconds}`);
+  if (!req.source.hasAudio) throw new Error(`source ${req.source.path} has no audio to render`);
+  const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
+  const frame = FORMATS[req.format];
+  const engine = await detectEngine();
+  const enc = videoEncoderArgs(engine.encoder, q);
+  const work = await mkdtemp(join(tmpdir(), "clipyard-render-"));
+  try {
+    const assPath = join(work, "captions.ass");
+    await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
+    const audio = await normalizeAudio(
+      req.source.path, { start: req.start, duration }, join(work, "audio.m4a"),
+      { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS,
+    );
+    const crop = await resolveCrop(req);
+    const video = req.source.hasVideo
+      ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, suffix: enc.filterSuffix })
+      : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, suffix: enc.filterSuffix });
+    const outPath = req.outPath ?? join(tmpdir(), `clipyard-${req.format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
+    await ffmpeg([
+      "-y", ...enc.inputArgs,
+      "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
+      "-i", audio.path,
+      "-filter_complex", video,
+      // The audio was normalised and checked as encoded AAC; copy it so what shipped is what was checked.
+      "-map", "[vout]", "-map", "1:a:0",
+      ...enc.args,
+      "-c:a", "copy",
+      "-t", duration.toFixed(3),
+      "-movflags", "+faststart",
+      outPath,
+    ]);
+    return outPath;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Trailer: a vertical reel of whole sentences taken from the best clips, joined with short
+ * crossfades. planTrailer is pure (which sentences, in which order); renderTrailer renders each
+ * segment with the clip renderer (captions, loudness) and joins them.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ffmpeg, probeMedia, ffprobeJson } from "../media/ffmpeg.ts";
+import { detectEngine, videoEncoderArgs } from "../media/ffmpeg-engine.ts";
+import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
+import { renderClip, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render.ts";
+import type { CaptionStyle } from "./captions.ts";
+import type { AudiogramCard } from "./audiogram.ts";
+import type { MediaInfo, Word } from "./types.ts";
+
+export interface TrailerSegment {
+  start: number;
+  end: number;
+  /** Rank of the clip (0 = best) the sentence came from. */
+  clip: number;
+}
+
+export interface TrailerOptions {
+  targetSeconds: number;
+  minSeconds: number;
+  maxSeconds: number;
+  minSegmentSeconds: number;
+  maxSegmentSeconds: number;
+  crossfadeSeconds: number;
+  /** Breathing room kept around each sentence's words. */
+  padSeconds: number;
+  /** Segment lengths are snapped to whole frames so audio and video crossfades stay aligned. */
+  fps: number;
+}
+
+export const DEFAULT_TRAILER: TrailerOptions = {
+  targetSeconds: 66, minSeconds: 60, maxSeconds: 90, minSegmentSeconds: 2, maxSegmentSeconds: 15,
+  crossfadeSeconds: 0.3, padSeconds: 0.15, fps: 25,
+};
+
+const endsSentence = (w: string) => /[.!?]["')\]]*$/.test(w);
+
+/** Splits words into sentences by terminal punctuation (and speaker changes). */
+export function sentences(words: Word[]): Word[][] {
+  const out: Word[][] = [];
+  let cur: Word[] = [];
+  for (const w of words) {
+    if (cur.length && cur[cur.length - 1]!.speaker !== w.speaker) {
+      out.push(cur);
+      cur = [];
+    }
+    cur.push(w);
+    if (endsSentence(w.word)) {
+      out.push(cur);
+      cur = [];
+    }
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+export function trailerDuration(segments: TrailerSegment[], crossfade: number): number {
+  const sum = segments.reduce((n, s) => n + (s.end - s.start), 0);
+  return sum - Math.max(0, segments.length - 1) * crossfade;
+}
+
+/**
+ * Round-robin over the ranked clips, taking each clip's sentences in order, until the reel reaches
+ * the target length; then orders segments best clip first and chronologically within a clip.
+ * Throws when the clips do not hold enough sentence material for minSeconds.
+ */
+export function planTrailer(clips: { start: number; end: number }[], words: Word[], opts: Partial<TrailerOptions> = {}): TrailerSegment[] {
+  const o = { ...DEFAULT_TRAILER, ...opts };
+  const frame = 1 / o.fps;
+  const pools = clips.map((c, rank) =>
+    sentences(words.filter((w) => w.start >= c.start - 1e-6 && w.end <= c.end + 1e-6))
+      .map((s) => {
+        const start = Math.max(c.start, s[0]!.start - o.padSeconds);
+        const rawEnd = Math.min(c.end, s[s.length - 1]!.end + o.padSeconds);
+        const end = start + Math.max(1, Math.round((rawEnd - start) / frame)) * frame;
+        return { start, end, clip: rank };
+      })
+      .filter((s) => s.end - s.start >= o.minSegmentSeconds && s.end - s.start <= o.maxSegmentSeconds),
+  );
+  const chosen: TrailerSegment[] = [];
+  let progress = true;
+  while (progress && trailerDuration(chosen, o.crossfadeSeconds) < o.targetSeconds) {
+    progress = false;
+    for (const pool of pools) {
+      const next = pool.shift();
+      if (!next) continue;
+      const withIt = trailerDuration([...chosen, next], o.crossfadeSeconds);
+      if (withIt > o.maxSeconds) continue;
+      chosen.push(next);
+      progress = true;
+      if (withIt >= o.targetSeconds) break;
+    }
+  }
+  const total = trailerDuration(chosen, o.crossfadeSeconds);
+  if (total < o.minSeconds) {
+    throw new Error(`clips hold only ${total.toFixed(1)} s of whole sentences; a trailer needs ${o.minSeconds} s`);
+  }
+  return chosen.sort((a, b) => a.clip - b.clip || a.start - b.start);
+}
+
+/** xfade/acrossfade chain joining n inputs whose durations are given. */
+export function crossfadeGraph(durations: number[], crossfade: number): string {
+  if (durations.length === 1) return "[0:v]null[vout];[0:a]anull[aout]";
+  const parts: string[] = [];
+  let offset = 0;
+  let v = "[0:v]";
+  let a = "[0:a]";
+  for (let i = 1; i < durations.length; i++) {
+    offset += durations[i - 1]! - crossfade;
+    const vo = i === durations.length - 1 ? "[vout]" : `[v${i}]`;
+    const ao = i === durations.length - 1 ? "[aout]" : `[a${i}]`;
+    parts.push(`${v}[${i}:v]xfade=transition=fade:duration=${crossfade}:offset=${offset.toFixed(4)}${vo}`);
+    parts.push(`${a}[${i}:a]acrossfade=d=${crossfade}:c1=tri:c2=tri${ao}`);
+    v = vo;
+    a = ao;
+  }
+  return parts.join(";");
+}
+
+export interface TrailerRequest {
+  source: MediaInfo;
+  words: Word[];
+  segments: TrailerSegment[];
+  style?: CaptionStyle;
+  card?: AudiogramCard;
+  outPath: string;
+  quality?: Partial<RenderQuality>;
+  crossfadeSeconds?: number;
+}
+
+export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number }> {
+  const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
+  const xf = req.crossfadeSeconds ?? DEFAULT_TRAILER.crossfadeSeconds;
+  const work = await mkdtemp(join(tmpdir(), "clipyard-trailer-"));
+  try {
+    const parts: string[] = [];
+    for (const [i, s] of req.segments.entries()) {
+      parts.push(await renderClip({
+        source: req.source, words: req.words, start: s.start, end: s.end, format: "linkedin",
+        style: req.style, card: req.card, quality: q, outPath: join(work, `seg${i}.mp4`),
+      }));
+    }
+    const durations: number[] = [];
+    for (const p of parts) {
+      const probe = await ffprobeJson(p);
+      const a = probe.streams.find((s) => s.codec_type === "audio");
+      durations.push(Number(a?.duration ?? (await probeMedia(p)).durationSeconds));
+    }
+    const engine = await detectEngine();
+    const enc = videoEncoderArgs(engine.encoder, q);
+    const joined = join(work, "joined.mp4");
+    const graph = crossfadeGraph(durations, xf).replace("[vout]", "[vj]");
+    await ffmpeg([
+      "-y", ...enc.inputArgs, ...parts.flatMap((p) => ["-i", p]),
+      "-filter_complex", `${graph};[vj]null${enc.filterSuffix}[vout]`,
+      "-map", "[vout]", "-map", "[aout]", ...enc.args,
+      "-c:a", "pcm_s16le", "-ar", "48000", "-f", "mov", joined,
+    ]);
+    // Crossfades change the programme loudness a little; one more normalisation on audio only.
+    const audio = await normalizeAudio(joined, {}, join(work, "audio.m4a"), { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS);
+    await ffmpeg([
+      "-y", "-i", joined, "-i", audio.path, "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy",
+      "-movflags", "+faststart", req.outPath,
+    ]);
+    const info = await probeMedia(req.outPath);
+    return { path: req.outPath, durationSeconds: info.durationSeconds };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}

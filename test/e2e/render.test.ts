@@ -1,0 +1,108 @@
+/**
+ * Real renders with the real ffmpeg: a talking-head video into both formats, an audio-only
+ * recording into an audiogram. Checked with ffprobe (format), ebur128 (loudness) and pixels of
+ * decoded frames (captions are actually burned in where the words are spoken).
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { detectEngine } from "../../src/media/ffmpeg-engine.ts";
+import { ffmpeg, ffprobeJson, probeMedia } from "../../src/media/ffmpeg.ts";
+import { meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
+import { renderClip } from "../../src/pipeline/render.ts";
+import { captionMargins } from "../../src/pipeline/captions.ts";
+import type { Word } from "../../src/pipeline/types.ts";
+
+const MEDIA = "/work/shared/media";
+const work = mkdtempSync(join(tmpdir(), "clipyard-render-test-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Words spread evenly over [t0, t1]: real timings are not needed to test burn-in placement. */
+function evenWords(text: string, t0: number, t1: number): Word[] {
+  const tokens = text.split(" ");
+  const step = (t1 - t0) / tokens.length;
+  return tokens.map((word, i) => ({ word, start: t0 + i * step, end: t0 + (i + 0.9) * step, speaker: "Speaker 1" }));
+}
+
+/** Decodes one frame at time t as RGB24. */
+async function frameAt(path: string, t: number, w: number, h: number): Promise<Uint8Array> {
+  const out = join(work, `frame-${Math.random().toString(36).slice(2)}.rgb`);
+  await ffmpeg(["-y", "-ss", t.toFixed(3), "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", out]);
+  const buf = new Uint8Array(await Bun.file(out).arrayBuffer());
+  expect(buf.length).toBe(w * h * 3);
+  return buf;
+}
+
+/** Pixels of the "bold" style's active-word yellow (&H0000E1FF = RGB 255,225,0) in a row band. */
+function yellowPixels(rgb: Uint8Array, w: number, y0: number, y1: number): number {
+  let n = 0;
+  for (let y = y0; y < y1; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 3;
+      if (rgb[i]! > 220 && rgb[i + 1]! > 180 && rgb[i + 1]! < 245 && rgb[i + 2]! < 70) n++;
+    }
+  }
+  return n;
+}
+
+async function checkFormat(path: string, w: number, h: number, seconds: number) {
+  const p = await ffprobeJson(path);
+  const v = p.streams.find((s) => s.codec_type === "video")!;
+  const a = p.streams.find((s) => s.codec_type === "audio")!;
+  expect(v.codec_name).toBe("h264");
+  expect([v.width, v.height]).toEqual([w, h]);
+  expect(a.codec_name).toBe("aac");
+  expect(a.sample_rate).toBe("48000");
+  expect(Math.abs(Number(p.format.duration) - seconds)).toBeLessThanOrEqual(0.1);
+  const loud = await meterEbur128(path);
+  expect(Math.abs(loud.integrated - -14)).toBeLessThanOrEqual(0.5);
+  expect(loud.truePeak).toBeLessThanOrEqual(-1);
+}
+
+describe("engine", () => {
+  test("detects native ffmpeg and an H.264 encoder that really encodes", async () => {
+    const e = await detectEngine();
+    expect(e.kind).toBe("native");
+    expect(["libx264", "h264_nvenc", "h264_vaapi", "h264_qsv", "h264_videotoolbox"]).toContain(e.encoder);
+    expect(e.workingHardware.every((x) => e.listedHardware.includes(x))).toBe(true);
+    if (e.encoder !== "libx264") expect(e.workingHardware).toContain(e.encoder);
+  });
+});
+
+describe("renderClip on a video source", () => {
+  const words = evenWords("we keep bees on the roof above the bus stop", 0.5, 5.5);
+
+  for (const [format, w, h] of [["linkedin", 1080, 1920], ["x", 1920, 1080]] as const) {
+    test(`${format}: ${w}x${h}, H.264 + AAC 48 kHz, -14 LUFS, captions burned in the safe area`, async () => {
+      const source = await probeMedia(join(MEDIA, "talking_head_a.mp4"));
+      const out = await renderClip({ source, words, start: 0.5, end: 5.5, format, style: "bold", outPath: join(work, `${format}.mp4`) });
+      await checkFormat(out, w, h, 5);
+      // Halfway through the third word: its highlight must sit in the caption band above the bottom margin.
+      const third = words[2]!;
+      const rgb = await frameAt(out, (third.start + third.end) / 2 - 0.5, w, h);
+      const bottom = h - captionMargins({ width: w, height: h }).bottom;
+      expect(yellowPixels(rgb, w, Math.round(bottom - h * 0.2), bottom)).toBeGreaterThan(200);
+      // Nothing of the caption below the safe margin, nothing in the top half.
+      expect(yellowPixels(rgb, w, bottom + 4, h)).toBe(0);
+      expect(yellowPixels(rgb, w, 0, Math.round(h / 2))).toBe(0);
+    }, 60_000);
+  }
+});
+
+describe("renderClip on an audio-only source", () => {
+  test("audiogram: vertical frame, loudness in spec, captions present", async () => {
+    const source = await probeMedia(join(MEDIA, "jfk.wav"));
+    expect(source.hasVideo).toBe(false);
+    const words = evenWords("and so my fellow Americans ask not what your country can do for you", 0.3, 8);
+    const out = await renderClip({
+      source, words, start: 0, end: 8, format: "linkedin", style: "bold",
+      card: { title: "Inaugural address", speakers: [{ start: 0, end: 11, name: "John F. Kennedy" }] },
+      outPath: join(work, "audiogram.mp4"),
+    });
+    await checkFormat(out, 1080, 1920, 8);
+    const w = words[4]!;
+    const rgb = await frameAt(out, (w.start + w.end) / 2, 1080, 1920);
+    expect(yellowPixels(rgb, 1080, 0, 1920)).toBeGreaterThan(200);
+  }, 60_000);
+});
