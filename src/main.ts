@@ -7,6 +7,8 @@
 const commands: Record<string, { summary: string; load: () => Promise<{ default: (argv: string[]) => Promise<number> }> }> = {
   serve: { summary: "run the HTTP API, scheduler and workers", load: () => import("./cli/serve.ts") },
   keys: { summary: "create, list and revoke API keys", load: () => import("./cli/keys.ts") },
+  models: { summary: "list, fetch and verify local models", load: () => import("./cli/models.ts") },
+  transcribe: { summary: "transcribe a media file with word timings and speakers", load: () => import("./cli/transcribe.ts") },
 };
 
 function usage(): string {
