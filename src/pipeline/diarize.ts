@@ -3,8 +3,10 @@
  * clustering with the speaker count estimated, then a per-speaker Gaussian re-scoring of every word
  * smoothed by a switching penalty. Output: one "Speaker N" label per word, numbered by first appearance.
  */
-import { clusterWithEstimatedK, cosineDistance, DEFAULT_ESTIMATE, type EstimateOptions } from "./diarize-cluster.ts";
-import { FRAME_HOP_SECONDS, mfcc } from "./diarize-features.ts";
+import { averageLinkage, cosineDistance } from "./diarize-cluster.ts";
+import { DEFAULT_FEATURES, FRAME_HOP_SECONDS, mfcc } from "./diarize-features.ts";
+import { medianPitch, semitones } from "./diarize-pitch.ts";
+import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood, mergeStats, type Stats } from "./diarize-gaussian.ts";
 import type { Region } from "./vad.ts";
 
 export interface DiarizeOptions {
@@ -13,7 +15,16 @@ export interface DiarizeOptions {
   hopSeconds?: number;
   /** Log-likelihood cost (per frame-normalised word score) of changing speaker between adjacent words. */
   switchPenalty?: number;
-  estimate?: EstimateOptions;
+  /** Clusters of the initial over-segmentation that BIC merging starts from. */
+  initialClusters?: number;
+  /** Weight of the BIC model-size penalty; higher merges more readily (fewer speakers). */
+  bicLambda?: number;
+  /** Re-segmentation passes. */
+  iterations?: number;
+  /** Clusters whose median pitch differs by less than this many semitones are merged. */
+  minPitchSemitones?: number;
+  /** Cepstral coefficients per frame (c0 dropped). */
+  nCeps?: number;
   /** Most windows clustered directly; more are subsampled evenly (clustering is cubic). */
   maxClusterWindows?: number;
 }
@@ -23,7 +34,7 @@ interface TimedWord {
   end: number;
 }
 
-const DEFAULTS = { windowSeconds: 1.5, hopSeconds: 0.5, switchPenalty: 4, maxClusterWindows: 500 };
+const DEFAULTS = { windowSeconds: 2, hopSeconds: 0.5, switchPenalty: 4, maxClusterWindows: 500, initialClusters: 8, bicLambda: 1.5, iterations: 3, nCeps: 13, minPitchSemitones: 1.5 };
 
 /** Speech chunks: words joined across pauses shorter than `gap`. */
 export function speechChunks(words: TimedWord[], gap = 0.3): Region[] {
@@ -84,10 +95,11 @@ export function smoothLabels(scores: number[][], switchPenalty: number): number[
 export function diarizeWords(samples: Float32Array, sampleRate: number, _regions: Region[], words: TimedWord[], opts: DiarizeOptions = {}): string[] {
   const o = { ...DEFAULTS, ...opts };
   if (!words.length) return [];
-  const { ceps } = mfcc(samples, sampleRate);
+  const { ceps } = mfcc(samples, sampleRate, { ...DEFAULT_FEATURES, nCeps: o.nCeps });
   const nFrames = ceps.length;
   const dim = ceps[0]?.length ?? 0;
-  if (!nFrames) return words.map(() => "Speaker 1");
+  const one = () => words.map(() => "Speaker 1");
+  if (!nFrames) return one();
 
   // Speech frames are the frames under recognised words: tighter than VAD regions.
   const chunks = speechChunks(words);
@@ -108,14 +120,14 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
       sq[d]! += ceps[f]![d]! ** 2;
     }
   }
-  if (count < 50) return words.map(() => "Speaker 1");
+  if (count < 100) return one();
   for (let d = 0; d < dim; d++) {
     mean[d]! /= count;
     sq[d] = Math.sqrt(Math.max(1e-8, sq[d]! / count - mean[d]! ** 2));
   }
   const norm = ceps.map((c) => Float64Array.from(c, (v, d) => (v - mean[d]!) / sq[d]!));
 
-  // Windows within speech chunks; each summarised by the mean and spread of its frames.
+  // 1. Over-segment: windows within speech chunks, summarised by mean and spread, clustered by cosine.
   const windows: Array<[number, number]> = [];
   for (const [a, b] of chunks) {
     const len = b - a;
@@ -126,7 +138,7 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     }
     for (let t = a; t < b - 0.3; t += o.hopSeconds) windows.push(frameRange(t, Math.min(b, t + o.windowSeconds), nFrames));
   }
-  if (windows.length < 3) return words.map(() => "Speaker 1");
+  if (windows.length < 2) return one();
   const emb = windows.map(([fa, fb]) => {
     const m = new Float64Array(2 * dim);
     const n = fb - fa;
@@ -135,9 +147,7 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     for (let d = 0; d < dim; d++) m[dim + d] = Math.sqrt(m[dim + d]!);
     return m;
   });
-  // Standardise each embedding dimension so no single coefficient dominates the cosine distance.
-  const ed = emb[0]!.length;
-  for (let d = 0; d < ed; d++) {
+  for (let d = 0; d < 2 * dim; d++) {
     let mu = 0;
     let s2 = 0;
     for (const e of emb) mu += e[d]! / emb.length;
@@ -148,46 +158,118 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
   const step = Math.max(1, Math.ceil(emb.length / o.maxClusterWindows));
   const picked = emb.map((_, i) => i).filter((i) => i % step === 0);
   const dist = picked.map((i) => picked.map((j) => cosineDistance(emb[i]!, emb[j]!)));
-  const { k, labels } = clusterWithEstimatedK(dist, o.estimate ?? DEFAULT_ESTIMATE, opts.numSpeakers);
-  if (k === 1) return words.map(() => "Speaker 1");
+  const initialK = Math.min(o.initialClusters, picked.length);
+  const windowLabels = averageLinkage(dist).labelsFor(initialK);
+  const centers = picked.map((i) => (windows[i]![0] + windows[i]![1]) / 2);
 
-  // One diagonal Gaussian per speaker over the frames of its windows, then score every word.
-  const mu = Array.from({ length: k }, () => new Float64Array(dim));
-  const va = Array.from({ length: k }, () => new Float64Array(dim));
-  const cnt = new Array<number>(k).fill(0);
-  picked.forEach((wi, idx) => {
-    const [fa, fb] = windows[wi]!;
-    const c = labels[idx]!;
-    for (let f = fa; f < fb; f++) {
-      cnt[c]!++;
-      for (let d = 0; d < dim; d++) {
-        mu[c]![d]! += norm[f]![d]!;
-        va[c]![d]! += norm[f]![d]! ** 2;
-      }
-    }
+  // Each word starts in the cluster of the nearest window.
+  const wordFrames = words.map((w) => frameRange(w.start, Math.max(w.end, w.start + 0.05), nFrames));
+  let labels = wordFrames.map(([fa, fb]) => {
+    const mid = (fa + fb) / 2;
+    let best = 0;
+    for (let i = 1; i < centers.length; i++) if (Math.abs(centers[i]! - mid) < Math.abs(centers[best]! - mid)) best = i;
+    return windowLabels[best]!;
   });
-  for (let c = 0; c < k; c++) {
-    for (let d = 0; d < dim; d++) {
-      mu[c]![d]! /= cnt[c]!;
-      va[c]![d] = Math.max(0.05, va[c]![d]! / cnt[c]! - mu[c]![d]! ** 2);
-    }
-  }
-  const logNorm = va.map((v) => v.reduce((s, x) => s - 0.5 * Math.log(2 * Math.PI * x), 0));
-  const frameLL = (f: number, c: number) => {
-    let s = logNorm[c]!;
-    for (let d = 0; d < dim; d++) s -= (norm[f]![d]! - mu[c]![d]!) ** 2 / (2 * va[c]![d]!);
-    return s;
-  };
-  const scores = words.map((w) => {
-    const [fa, fb] = frameRange(w.start, Math.max(w.end, w.start + 0.05), nFrames);
-    const n = Math.max(1, fb - fa);
-    // Mean per-frame log-likelihood, scaled so a word weighs by its length in tenths of a second.
-    const weight = Math.min(10, n / 10);
-    return Array.from({ length: k }, (_, c) => {
-      let s = 0;
-      for (let f = fa; f < fb; f++) s += frameLL(f, c);
-      return (s / n) * weight;
+
+  const statsOf = (lab: number[]): Map<number, Stats> => {
+    const m = new Map<number, Stats>();
+    lab.forEach((c, i) => {
+      if (!m.has(c)) m.set(c, emptyStats(dim));
+      const [fa, fb] = wordFrames[i]!;
+      for (let f = fa; f < fb; f++) addFrame(m.get(c)!, norm[f]!);
     });
-  });
-  return labelByFirstAppearance(smoothLabels(scores, o.switchPenalty));
+    return m;
+  };
+
+  // 2. Merge clusters while one Gaussian explains a pair better than two (BIC), or down to a given count.
+  const mergeByBic = (lab: number[]): number[] => {
+    const st = statsOf(lab);
+    for (;;) {
+      const ids = [...st.keys()];
+      if (ids.length <= 1) break;
+      let best = Infinity;
+      let pair: [number, number] = [ids[0]!, ids[1]!];
+      for (let x = 0; x < ids.length; x++) {
+        for (let y = x + 1; y < ids.length; y++) {
+          const v = deltaBic(st.get(ids[x]!)!, st.get(ids[y]!)!, o.bicLambda);
+          if (v < best) {
+            best = v;
+            pair = [ids[x]!, ids[y]!];
+          }
+        }
+      }
+      const mustMerge = opts.numSpeakers !== undefined ? ids.length > opts.numSpeakers : best < 0;
+      if (!mustMerge) break;
+      st.set(pair[0], mergeStats(st.get(pair[0])!, st.get(pair[1])!));
+      st.delete(pair[1]);
+      lab = lab.map((c) => (c === pair[1] ? pair[0] : c));
+    }
+    return lab;
+  };
+
+  // 3. Re-segment: score every word against each speaker's Gaussian, smooth with a switching cost, refit.
+  const resegment = (lab: number[]): number[] => {
+    const st = statsOf(lab);
+    const ids = [...st.keys()].filter((c) => st.get(c)!.n > dim * 3);
+    if (ids.length < 2) return lab.map(() => ids[0] ?? 0);
+    const models = ids.map((c) => fitGaussian(st.get(c)!));
+    const scores = wordFrames.map(([fa, fb]) => {
+      const n = Math.max(1, fb - fa);
+      const weight = Math.min(10, n / 10);
+      return models.map((g) => {
+        let s = 0;
+        for (let f = fa; f < fb; f++) s += logLikelihood(g, norm[f]!);
+        return (s / n) * weight;
+      });
+    });
+    return smoothLabels(scores, o.switchPenalty).map((i) => ids[i]!);
+  };
+
+  labels = mergeByBic(labels);
+  for (let it = 0; it < o.iterations; it++) {
+    labels = resegment(labels);
+    labels = mergeByBic(labels);
+  }
+
+  // 4. MFCC clusters also split one voice by what is being said; two clusters whose median pitch is
+  // within a small interval are taken to be one speaker (unless the caller fixed the count).
+  if (opts.numSpeakers === undefined) {
+    for (;;) {
+      const ids = [...new Set(labels)];
+      if (ids.length < 2) break;
+      const pitch = new Map(
+        ids.map((c) => {
+          const times: number[] = [];
+          labels.forEach((l, i) => {
+            if (l !== c) return;
+            const [fa, fb] = wordFrames[i]!;
+            for (let f = fa; f < fb; f += 2) times.push(f * FRAME_HOP_SECONDS);
+          });
+          return [c, medianPitch(samples, sampleRate, times)] as const;
+        }),
+      );
+      let best = Infinity;
+      let pair: [number, number] | undefined;
+      for (let x = 0; x < ids.length; x++) {
+        for (let y = x + 1; y < ids.length; y++) {
+          const a = pitch.get(ids[x]!)!;
+          const b = pitch.get(ids[y]!)!;
+          // a cluster without enough voiced frames cannot be told apart by pitch: merge it first
+          const d = Number.isNaN(a) || Number.isNaN(b) ? 0 : semitones(a, b);
+          if (d < best) {
+            best = d;
+            pair = [ids[x]!, ids[y]!];
+          }
+        }
+      }
+      if (!pair || best >= o.minPitchSemitones) break;
+      labels = labels.map((c) => (c === pair![1] ? pair![0] : c));
+      if (new Set(labels).size > 1) labels = resegment(labels);
+    }
+    // With the count known, cluster again from the over-segmentation: merging down to k by BIC
+    // places the boundaries better than the pitch merges did.
+    const k = new Set(labels).size;
+    if (k > 1) return diarizeWords(samples, sampleRate, _regions, words, { ...opts, numSpeakers: k, bicLambda: 1 });
+  }
+  return labelByFirstAppearance(labels);
 }
