@@ -1,5 +1,5 @@
 /**
- * Agglomerative clustering of speaker embeddings with the number of speakers estimated from the data.
+ * Agglomerative clustering of window embeddings: the diarizer's first, deliberately too fine, grouping.
  * Pure functions over plain vectors so they can be unit-tested with synthetic points.
  */
 export type Vec = Float64Array;
@@ -76,62 +76,4 @@ export function averageLinkage(dist: number[][]): Dendrogram {
       });
     },
   };
-}
-
-/** Mean silhouette of a labelling (items in singleton clusters count 0). */
-export function silhouette(dist: number[][], labels: number[]): number {
-  const n = labels.length;
-  const k = Math.max(...labels) + 1;
-  if (k < 2) return 0;
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    const sums = new Array<number>(k).fill(0);
-    const counts = new Array<number>(k).fill(0);
-    for (let j = 0; j < n; j++) {
-      if (j === i) continue;
-      sums[labels[j]!]! += dist[i]![j]!;
-      counts[labels[j]!]!++;
-    }
-    const own = labels[i]!;
-    if (counts[own] === 0) continue;
-    const a = sums[own]! / counts[own]!;
-    let b = Infinity;
-    for (let c = 0; c < k; c++) if (c !== own && counts[c]! > 0) b = Math.min(b, sums[c]! / counts[c]!);
-    total += (b - a) / Math.max(a, b);
-  }
-  return total / n;
-}
-
-export interface EstimateOptions {
-  maxSpeakers: number;
-  /** Below this silhouette the recording is taken to have one speaker. */
-  minSilhouette: number;
-  /** Clusters smaller than this share of items do not count as a speaker of their own. */
-  minClusterShare: number;
-}
-
-export const DEFAULT_ESTIMATE: EstimateOptions = { maxSpeakers: 8, minSilhouette: 0.08, minClusterShare: 0.04 };
-
-/**
- * Picks the number of clusters with the best silhouette among those whose clusters are all big enough
- * to be a speaker, or 1 when no split is convincing. Returns labels 0..k-1.
- */
-export function clusterWithEstimatedK(dist: number[][], opts: EstimateOptions = DEFAULT_ESTIMATE, fixedK?: number): { k: number; labels: number[]; score: number } {
-  const n = dist.length;
-  if (n < 2) return { k: 1, labels: new Array(n).fill(0), score: 0 };
-  const tree = averageLinkage(dist);
-  if (fixedK) {
-    const k = Math.min(fixedK, n);
-    return { k, labels: tree.labelsFor(k), score: silhouette(dist, tree.labelsFor(k)) };
-  }
-  let best = { k: 1, labels: tree.labelsFor(1), score: opts.minSilhouette };
-  for (let k = 2; k <= Math.min(opts.maxSpeakers, n - 1); k++) {
-    const labels = tree.labelsFor(k);
-    const sizes = new Array<number>(k).fill(0);
-    for (const l of labels) sizes[l]!++;
-    if (Math.min(...sizes) < Math.max(2, opts.minClusterShare * n)) continue;
-    const s = silhouette(dist, labels);
-    if (s > best.score) best = { k, labels, score: s };
-  }
-  return best;
 }
