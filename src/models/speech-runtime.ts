@@ -34,7 +34,14 @@ export class SpeechWorkerError extends Error {
  * Runs one worker command, handing each JSON line it prints to onLine, and resolves when it exits 0.
  * A non-zero exit becomes SpeechWorkerError carrying the tail of its stderr.
  */
-export async function runWorker(args: string[], onLine: (msg: Record<string, unknown>) => void, signal?: AbortSignal): Promise<void> {
+export interface WorkerUsage {
+  wallSeconds: number;
+  /** User + system CPU time of the worker process. */
+  cpuSeconds: number;
+}
+
+export async function runWorker(args: string[], onLine: (msg: Record<string, unknown>) => void, signal?: AbortSignal): Promise<WorkerUsage> {
+  const t0 = performance.now();
   const proc = Bun.spawn([speechPython(), WORKER_SCRIPT, ...args], {
     stdout: "pipe",
     stderr: "pipe",
@@ -60,4 +67,7 @@ export async function runWorker(args: string[], onLine: (msg: Record<string, unk
     const tail = (await errText).trim().split("\n").slice(-4).join(" | ");
     throw new SpeechWorkerError(`speech worker '${args[0]}' failed (exit ${code}): ${tail}`);
   }
+  const ru = proc.resourceUsage();
+  const cpu = ru ? Number(ru.cpuTime.user + ru.cpuTime.system) / 1e6 : NaN;
+  return { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: cpu };
 }

@@ -28,6 +28,8 @@ export interface TranscribeOptions {
   /** Known number of speakers; otherwise it is estimated. */
   numSpeakers?: number;
   onProgress?: (fraction: number) => void;
+  /** Wall and CPU time per stage, for benchmarks. */
+  onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
   signal?: AbortSignal;
 }
 
@@ -62,13 +64,21 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
   const work = mkdtempSync(join(tmpdir(), "clipyard-asr-"));
   try {
     const wav = join(work, "speech.wav");
+    let t0 = performance.now();
+    const lap = () => {
+      const s = (performance.now() - t0) / 1000;
+      t0 = performance.now();
+      return s;
+    };
     await decodeToSpeechWav(path, wav);
+    opts.onStats?.("decode", { wallSeconds: lap() });
     progress(0.03);
 
     let vad: { frame_seconds: number; probs: number[] } | undefined;
-    await runWorker(["vad", "--vad-model", vadPath, "--audio", wav], (m) => {
+    const vadUsage = await runWorker(["vad", "--vad-model", vadPath, "--audio", wav], (m) => {
       if (m.vad) vad = m.vad as typeof vad;
     }, opts.signal);
+    opts.onStats?.("vad", vadUsage);
     if (!vad) throw new SpeechWorkerError("VAD worker returned no probabilities");
     const audio = readPcm16Wav(readFileSync(wav));
     const duration = audio.samples.length / audio.sampleRate;
@@ -79,7 +89,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     let result: AsrResult | undefined;
     const threads = opts.threads ?? Math.max(1, cpus().length);
     if (regions.length) {
-      await runWorker(
+      const asrUsage = await runWorker(
         ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(regions), "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1)],
         (m) => {
           if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
@@ -88,11 +98,14 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
         opts.signal,
       );
       if (!result) throw new SpeechWorkerError("ASR worker returned no result");
+      opts.onStats?.("asr", asrUsage);
     }
     progress(0.88);
 
     const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    lap();
     const speakers = opts.diarize === false || rawWords.length === 0 ? rawWords.map(() => "Speaker 1") : diarizeWords(audio.samples, audio.sampleRate, regions, rawWords, { numSpeakers: opts.numSpeakers });
+    opts.onStats?.("diarize", { wallSeconds: lap() });
     const words: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
     const segments = segmentsFromWords(words);
     const speakerNames = detectSpeakerNames(segments);
