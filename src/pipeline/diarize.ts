@@ -34,7 +34,7 @@ interface TimedWord {
   end: number;
 }
 
-const DEFAULTS = { windowSeconds: 2, hopSeconds: 0.5, switchPenalty: 4, maxClusterWindows: 500, initialClusters: 8, bicLambda: 1.5, iterations: 3, nCeps: 13, minPitchSemitones: 1.5 };
+const DEFAULTS = { windowSeconds: 2, hopSeconds: 0.5, switchPenalty: 4, maxClusterWindows: 500, initialClusters: 8, bicLambda: 1.5, iterations: 3, nCeps: 13, minPitchSemitones: 2.2 };
 
 /** Speech chunks: words joined across pauses shorter than `gap`. */
 export function speechChunks(words: TimedWord[], gap = 0.3): Region[] {
@@ -182,6 +182,8 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
   };
 
   // 2. Merge clusters while one Gaussian explains a pair better than two (BIC), or down to a given count.
+  // With a known count the penalty only orders the merges; the textbook weight does that best.
+  const lambda = opts.numSpeakers !== undefined ? 1 : o.bicLambda;
   const mergeByBic = (lab: number[]): number[] => {
     const st = statsOf(lab);
     for (;;) {
@@ -191,7 +193,7 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
       let pair: [number, number] = [ids[0]!, ids[1]!];
       for (let x = 0; x < ids.length; x++) {
         for (let y = x + 1; y < ids.length; y++) {
-          const v = deltaBic(st.get(ids[x]!)!, st.get(ids[y]!)!, o.bicLambda);
+          const v = deltaBic(st.get(ids[x]!)!, st.get(ids[y]!)!, lambda);
           if (v < best) {
             best = v;
             pair = [ids[x]!, ids[y]!];
@@ -269,7 +271,7 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     // With the count known, cluster again from the over-segmentation: merging down to k by BIC
     // places the boundaries better than the pitch merges did.
     const k = new Set(labels).size;
-    if (k > 1) return diarizeWords(samples, sampleRate, _regions, words, { ...opts, numSpeakers: k, bicLambda: 1 });
+    if (k > 1) return diarizeWords(samples, sampleRate, _regions, words, { ...opts, numSpeakers: k });
   }
   return labelByFirstAppearance(labels);
 }
