@@ -23,6 +23,8 @@ export interface DiarizeOptions {
   iterations?: number;
   /** Clusters whose median pitch differs by less than this many semitones are merged. */
   minPitchSemitones?: number;
+  /** Clusters with less than this share of the speech frames are folded into their nearest neighbour. */
+  minClusterShare?: number;
   /** Cepstral coefficients per frame (c0 dropped). */
   nCeps?: number;
   /** Most windows clustered directly; more are subsampled evenly (clustering is cubic). */
@@ -34,7 +36,7 @@ interface TimedWord {
   end: number;
 }
 
-const DEFAULTS = { windowSeconds: 2, hopSeconds: 0.5, switchPenalty: 4, maxClusterWindows: 500, initialClusters: 8, bicLambda: 1.5, iterations: 3, nCeps: 13, minPitchSemitones: 2.2 };
+const DEFAULTS = { windowSeconds: 2, hopSeconds: 0.5, switchPenalty: 4, maxClusterWindows: 500, initialClusters: 8, bicLambda: 1.5, iterations: 3, nCeps: 13, minPitchSemitones: 2.2, minClusterShare: 0.03 };
 
 /** Speech chunks: words joined across pauses shorter than `gap`. */
 export function speechChunks(words: TimedWord[], gap = 0.3): Region[] {
@@ -163,7 +165,8 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
   const centers = picked.map((i) => (windows[i]![0] + windows[i]![1]) / 2);
 
   // Each word starts in the cluster of the nearest window.
-  const wordFrames = words.map((w) => frameRange(w.start, Math.max(w.end, w.start + 0.05), nFrames));
+  // A recogniser word longer than 2 s has swallowed a pause; only its start is surely that speaker.
+  const wordFrames = words.map((w) => frameRange(w.start, Math.min(Math.max(w.end, w.start + 0.05), w.start + 2), nFrames));
   let labels = wordFrames.map(([fa, fb]) => {
     const mid = (fa + fb) / 2;
     let best = 0;
@@ -227,10 +230,35 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     return smoothLabels(scores, o.switchPenalty).map((i) => ids[i]!);
   };
 
-  labels = mergeByBic(labels);
+  // Tiny clusters (a cough, a laugh, a crosstalk burst) are not speakers; fold each into the cluster it
+  // resembles most before BIC, which otherwise keeps such outliers to the end on long recordings.
+  const absorbSmall = (lab: number[]): number[] => {
+    for (;;) {
+      const st = statsOf(lab);
+      const total = [...st.values()].reduce((s, x) => s + x.n, 0);
+      const ids = [...st.keys()];
+      const small = ids.filter((c) => st.get(c)!.n < o.minClusterShare * total).sort((a, b) => st.get(a)!.n - st.get(b)!.n)[0];
+      if (small === undefined || ids.length < 2) return lab;
+      let best = Infinity;
+      let into = small;
+      for (const c of ids) {
+        if (c === small) continue;
+        const a = st.get(small)!;
+        const b = st.get(c)!;
+        const v = deltaBic(a, b, 0) / (a.n + b.n);
+        if (v < best) {
+          best = v;
+          into = c;
+        }
+      }
+      lab = lab.map((c) => (c === small ? into : c));
+    }
+  };
+
+  labels = mergeByBic(absorbSmall(labels));
   for (let it = 0; it < o.iterations; it++) {
     labels = resegment(labels);
-    labels = mergeByBic(labels);
+    labels = mergeByBic(absorbSmall(labels));
   }
 
   // 4. MFCC clusters also split one voice by what is being said; two clusters whose median pitch is

@@ -77,14 +77,16 @@ def run_asr(args):
         return
     joined = np.concatenate(pieces)
 
-    def to_original(t, prefer_next=False):
-        for i, (js, os_, ln) in enumerate(spans):
-            if t < js + ln or i == len(spans) - 1:
-                # A time in the join seam belongs to the piece it starts.
-                if prefer_next and t >= js + ln - 1e-6 and i + 1 < len(spans):
-                    js, os_, ln = spans[i + 1]
-                return os_ + min(max(t - js, 0.0), ln)
-        return t
+    def piece_of(t, prefer_next=False):
+        for i, (js, _os, ln) in enumerate(spans):
+            # A time exactly on a seam belongs to the piece it starts when it is a word start.
+            if t < js + ln - (1e-6 if prefer_next else 0) or i == len(spans) - 1:
+                return i
+        return len(spans) - 1
+
+    def to_original(t, piece):
+        js, os_, ln = spans[piece]
+        return os_ + min(max(t - js, 0.0), ln)
 
     model = WhisperModel(args.model, device="cpu", compute_type="int8", cpu_threads=args.threads)
     language = None if args.language == "auto" else args.language
@@ -103,8 +105,10 @@ def run_asr(args):
             text = w.word.strip()
             if not text:
                 continue
-            start = to_original(w.start, prefer_next=True)
-            end = max(start, to_original(w.end))
+            # A word never spans a seam: the silence cut out between pieces is not part of it.
+            piece = piece_of(w.start, prefer_next=True)
+            start = to_original(w.start, piece)
+            end = max(start, to_original(w.end, piece))
             words.append({"word": text, "start": round(start, 3), "end": round(end, 3), "p": round(float(w.probability), 3)})
         emit({"progress": round(min(1.0, seg.end / total), 4)})
     emit({"result": {"language": info.language, "language_probability": round(float(info.language_probability), 4), "duration": duration, "words": words}})
