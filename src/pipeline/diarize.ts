@@ -303,3 +303,39 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
   }
   return labelByFirstAppearance(labels);
 }
+
+export interface SpeakerTurn {
+  speaker: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Who spoke when, over all detected speech rather than only the recognised words: each speech region is
+ * split between the speakers of the words inside it, at the middle of the pause where the speaker
+ * changes. Regions without words (laughter, crosstalk the recogniser skipped) stay unlabelled.
+ */
+export function speakerTimeline(regions: Region[], words: Array<{ start: number; end: number; speaker: string }>): SpeakerTurn[] {
+  const out: SpeakerTurn[] = [];
+  const push = (t: SpeakerTurn) => {
+    const last = out[out.length - 1];
+    if (last && last.speaker === t.speaker && t.start - last.end < 1e-6) last.end = Math.max(last.end, t.end);
+    else if (t.end > t.start) out.push(t);
+  };
+  let wi = 0;
+  for (const [a, b] of regions) {
+    while (wi < words.length && words[wi]!.end <= a) wi++;
+    const inside: typeof words = [];
+    for (let j = wi; j < words.length && words[j]!.start < b; j++) inside.push(words[j]!);
+    if (!inside.length) continue;
+    let start = Math.min(a, inside[0]!.start);
+    for (let j = 1; j < inside.length; j++) {
+      if (inside[j]!.speaker === inside[j - 1]!.speaker) continue;
+      const cut = (Math.min(inside[j - 1]!.end, inside[j]!.start) + inside[j]!.start) / 2;
+      push({ speaker: inside[j - 1]!.speaker, start, end: cut });
+      start = cut;
+    }
+    push({ speaker: inside[inside.length - 1]!.speaker, start, end: Math.max(b, inside[inside.length - 1]!.end) });
+  }
+  return out;
+}

@@ -7,7 +7,7 @@ import { findModel } from "../models/manifest.ts";
 import { runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
 import { resolveModel } from "../models/store.ts";
 import { log } from "../log.ts";
-import { diarizeWords } from "./diarize.ts";
+import { diarizeWords, speakerTimeline } from "./diarize.ts";
 import { detectSpeakerNames } from "./diarize-names.ts";
 import { segmentsFromWords } from "./transcribe-segments.ts";
 import type { Transcript, Word } from "./types.ts";
@@ -115,6 +115,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       segments,
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
+      speakerTurns: speakerTimeline(regions, words),
       engine: `faster-whisper/CTranslate2 ${model.name} int8 + silero-vad v5`,
     };
   } finally {

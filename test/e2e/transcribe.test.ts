@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { transcribeFile } from "../../src/pipeline/transcribe.ts";
-import { diarizationErrorRate, parseRttm, turnsFromWords, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
+import { diarizationErrorRate, parseRttm, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
 
 const MEDIA = join(import.meta.dir, "../../../shared/media");
 const SLOW = 120_000;
@@ -47,7 +47,7 @@ describe("transcribeFile", () => {
       const t = await transcribeFile(join(MEDIA, "two_speakers_call.wav"));
       const speakers = new Set(t.words.map((w) => w.speaker));
       expect(speakers).toEqual(new Set(["Speaker 1", "Speaker 2"]));
-      const der = diarizationErrorRate(parseRttm(readFileSync(join(MEDIA, "two_speakers_call.rttm"), "utf8")), turnsFromWords(t.words));
+      const der = diarizationErrorRate(parseRttm(readFileSync(join(MEDIA, "two_speakers_call.rttm"), "utf8")), t.speakerTurns!);
       expect(der.der).toBeLessThan(0.3);
       expect(Object.values(t.speakerNames ?? {}).sort()).toEqual(["Diane", "Sheila"]);
       // turns alternate: the segment list has at least four speaker changes

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { averageLinkage, cosineDistance } from "../../src/pipeline/diarize-cluster.ts";
 import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood } from "../../src/pipeline/diarize-gaussian.ts";
 import { pitchAt, semitones } from "../../src/pipeline/diarize-pitch.ts";
-import { labelByFirstAppearance, smoothLabels, speechChunks } from "../../src/pipeline/diarize.ts";
+import { labelByFirstAppearance, smoothLabels, speakerTimeline, speechChunks } from "../../src/pipeline/diarize.ts";
 import { mfcc } from "../../src/pipeline/diarize-features.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
@@ -55,6 +55,19 @@ describe("clustering", () => {
 
   test("speakers are numbered by first appearance", () => {
     expect(labelByFirstAppearance([4, 4, 1, 4, 7, 1])).toEqual(["Speaker 1", "Speaker 1", "Speaker 2", "Speaker 1", "Speaker 3", "Speaker 2"]);
+  });
+
+  test("speaker timeline splits speech regions at the pause between speakers", () => {
+    const w = (start: number, end: number, speaker: string) => ({ start, end, speaker });
+    const turns = speakerTimeline(
+      [[0, 5], [6, 8], [9, 10]],
+      [w(0.2, 1, "S1"), w(1.2, 2, "S1"), w(2.4, 3, "S2"), w(3, 4.8, "S2"), w(6.1, 7.5, "S2")],
+    );
+    expect(turns).toEqual([
+      { speaker: "S1", start: 0, end: 2.2 },
+      { speaker: "S2", start: 2.2, end: 5 },
+      { speaker: "S2", start: 6, end: 8 },
+    ]);
   });
 
   test("speech chunks join words across short pauses", () => {
