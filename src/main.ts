@@ -11,6 +11,8 @@ const commands: Record<string, { summary: string; load: () => Promise<{ default:
   credits: { summary: "grant wallet credit, show a balance, set the receipt address", load: () => import("./cli/credits.ts") },
   login: { summary: "print a one-time sign-in link for the dashboard", load: () => import("./cli/login.ts") },
   mcp: { summary: "run the MCP server (stdio) over the jobs API; needs SERVICE_API_KEY", load: () => import("./cli/mcp.ts") },
+  models: { summary: "list, fetch and verify local models", load: () => import("./cli/models.ts") },
+  transcribe: { summary: "transcribe a media file with word timings and speakers", load: () => import("./cli/transcribe.ts") },
 };
 
 function usage(): string {

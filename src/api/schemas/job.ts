@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CAPTION_STYLES } from "../../pipeline/caption-styles.ts";
+import { CAPTION_STYLES } from "../../pipeline/captions.ts";
 import { SOURCE_TYPES } from "../../jobs/source-url.ts";
 
 /**
