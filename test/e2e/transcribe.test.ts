@@ -3,7 +3,8 @@
  * A missing model or runtime fails these tests with the error that says how to install it.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { transcribeFile } from "../../src/pipeline/transcribe.ts";
 import { diarizationErrorRate, parseRttm, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
@@ -74,6 +75,15 @@ describe("transcribeFile", () => {
     expect(t.language).toBe("en");
     expect(t.engine).toContain("whisper-base");
     expect(wordErrorRate(readFileSync(join(MEDIA, "jfk.ref.txt"), "utf8"), t.words.map((w) => w.word).join(" ")).wer).toBeLessThan(0.12);
+  }, SLOW);
+
+  test("silence gives an empty transcript, not an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clipyard-silence-"));
+    const path = join(dir, "silence.m4a");
+    expect(Bun.spawnSync(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anullsrc=r=44100:cl=stereo", "-t", "3", path]).exitCode).toBe(0);
+    const t = await transcribeFile(path);
+    expect(t.words).toEqual([]);
+    expect(t.segments).toEqual([]);
   }, SLOW);
 
   test("a file that does not exist fails with a clear error", async () => {
