@@ -26,6 +26,8 @@ export interface StoredOutput {
   trailer: { file: string; duration_seconds: number } | null;
   show_notes: string;
   transcript: Segment[];
+  /** Degraded-but-complete notes (a clip or the trailer that could not be rendered). */
+  warnings?: string[];
   /** Title used by the share page. */
   title?: string;
   /** What ran: engines and models, for the record (not part of the API's output). */

@@ -56,6 +56,8 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
       guest_share_url: base,
       show_notes: out.show_notes,
       transcript: out.transcript,
+      ...(out.warnings?.length ? { warnings: out.warnings } : {}),
+      ...(out.engine ? { engine: out.engine } : {}),
     };
   }
   return job;

@@ -10,7 +10,8 @@ import type { ClipPlan, Transcript } from "./types.ts";
 
 export { CLIP_CATEGORIES, type AudioFeatures, type ClipCategory } from "./rank.ts";
 
-export const DEFAULT_CLIP_COUNT = 5;
+/** Clips per job unless options.clip_count says otherwise (as many as the sandbox returns). */
+export const DEFAULT_CLIP_COUNT = 3;
 export const DEFAULT_MIN_CLIP_SECONDS = 20;
 export const DEFAULT_MAX_CLIP_SECONDS = 60;
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
 import { z } from "zod";
-import { CLIP_CATEGORIES, CLIP_WINDOW_MESSAGE, HighlightOptionsFields, HighlightOptionsSchema, NoClipsError, clipWindowIsValid, selectClips } from "../../src/pipeline/highlights.ts";
+import { CLIP_CATEGORIES, CLIP_WINDOW_MESSAGE, DEFAULT_CLIP_COUNT, HighlightOptionsFields, HighlightOptionsSchema, NoClipsError, clipWindowIsValid, selectClips } from "../../src/pipeline/highlights.ts";
 import { overlapFraction } from "../../src/pipeline/rank.ts";
 import type { ClipPlan, Transcript } from "../../src/pipeline/types.ts";
 import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, transcriptFromTurnsFile } from "../support/synthetic-transcript.ts";
@@ -215,7 +215,7 @@ describe("ranking and categories", () => {
 
 describe("HighlightOptionsSchema", () => {
   test("fills defaults", () => {
-    expect(HighlightOptionsSchema.parse({})).toEqual({ clip_count: 5, min_clip_seconds: 20, max_clip_seconds: 60 });
+    expect(HighlightOptionsSchema.parse({})).toEqual({ clip_count: DEFAULT_CLIP_COUNT, min_clip_seconds: 20, max_clip_seconds: 60 });
   });
   test("rejects min >= max and out-of-range counts", () => {
     expect(HighlightOptionsSchema.safeParse({ min_clip_seconds: 60, max_clip_seconds: 30 }).success).toBe(false);
@@ -226,7 +226,7 @@ describe("HighlightOptionsSchema", () => {
   });
   test("the fields embed in a larger job options schema with the same rule", () => {
     const Job = z.object({ include_trailer: z.boolean().optional(), ...HighlightOptionsFields.shape }).refine(clipWindowIsValid, { message: CLIP_WINDOW_MESSAGE });
-    expect(Job.parse({ include_trailer: true })).toEqual({ include_trailer: true, clip_count: 5, min_clip_seconds: 20, max_clip_seconds: 60 });
+    expect(Job.parse({ include_trailer: true })).toEqual({ include_trailer: true, clip_count: DEFAULT_CLIP_COUNT, min_clip_seconds: 20, max_clip_seconds: 60 });
     const bad = Job.safeParse({ min_clip_seconds: 40, max_clip_seconds: 30 });
     expect(bad.success).toBe(false);
     expect(bad.error!.issues[0]!.message).toBe(CLIP_WINDOW_MESSAGE);

@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { CAPTION_STYLES } from "../../pipeline/captions.ts";
 import { SOURCE_TYPES } from "../../jobs/source-url.ts";
+import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../../pipeline/highlights.ts";
+
+// The highlight stage owns its option bounds; the API takes them without defaults, so options echo
+// exactly what the caller sent.
+const clip = HighlightOptionsFields.shape;
 
 /**
  * The Job resource and its submission body: one set of zod schemas drives request validation,
@@ -11,15 +16,16 @@ export const JobOptionsSchema = z
   .object({
     include_trailer: z.boolean().optional().describe("Render a vertical 60-90 s highlights trailer (video sources)."),
     caption_style: z.enum(CAPTION_STYLES).optional().describe(`Caption preset: ${CAPTION_STYLES.join(", ")}.`),
-    clip_count: z.number().int().min(1).max(10).optional().describe("Extension: number of clips to return (default 3)."),
-    min_clip_seconds: z.number().min(5).max(300).optional().describe("Extension: shortest clip length in seconds (default 20)."),
-    max_clip_seconds: z.number().min(5).max(300).optional().describe("Extension: longest clip length in seconds (default 60)."),
+    clip_count: clip.clip_count.unwrap().optional().describe(`Extension: number of clips, 1-10 (default ${DEFAULT_CLIP_COUNT}).`),
+    min_clip_seconds: clip.min_clip_seconds.unwrap().optional().describe(`Extension: shortest clip in seconds, 5-300 (default ${DEFAULT_MIN_CLIP_SECONDS}).`),
+    max_clip_seconds: clip.max_clip_seconds.unwrap().optional().describe(`Extension: longest clip in seconds, 10-600 (default ${DEFAULT_MAX_CLIP_SECONDS}).`),
   })
   .strict()
-  .refine((o) => o.min_clip_seconds === undefined || o.max_clip_seconds === undefined || o.min_clip_seconds < o.max_clip_seconds, {
-    message: "options.min_clip_seconds must be less than options.max_clip_seconds",
-    path: ["min_clip_seconds"],
-  });
+  .refine(
+    (o) =>
+      clipWindowIsValid({ min_clip_seconds: o.min_clip_seconds ?? DEFAULT_MIN_CLIP_SECONDS, max_clip_seconds: o.max_clip_seconds ?? DEFAULT_MAX_CLIP_SECONDS }),
+    { message: CLIP_WINDOW_MESSAGE, path: ["min_clip_seconds"] },
+  );
 
 export const JobSourceSchema = z
   .object({
@@ -66,6 +72,8 @@ export const JobOutputSchema = z.object({
   guest_share_url: z.string(),
   show_notes: z.string(),
   transcript: z.array(TranscriptSegmentSchema),
+  warnings: z.array(z.string()).optional().describe("Extension: what could not be produced (a clip or the trailer that failed to render)"),
+  engine: z.record(z.string(), z.string()).optional().describe("Extension: engines and models that ran (asr, highlights, ffmpeg)"),
 });
 
 export const JobSchema = z.object({
