@@ -9,7 +9,8 @@ import type { MediaInfo } from "./types.ts";
 
 /**
  * Acquisition: the source URL becomes a probed local file. video_url goes through the SSRF-safe
- * downloader; youtube_url through yt-dlp. Either way ffmpeg only ever reads the local copy.
+ * downloader; youtube_url through yt-dlp; "file" (the CLI's `process`) is already local. Either way
+ * ffmpeg only ever reads a local file.
  */
 export async function acquire(
   source: { type: string; url: string },
@@ -19,7 +20,9 @@ export async function acquire(
 ): Promise<MediaInfo> {
   mkdirSync(dir, { recursive: true });
   let path: string;
-  if (source.type === "youtube_url") {
+  if (source.type === "file") {
+    path = source.url;
+  } else if (source.type === "youtube_url") {
     try {
       path = await downloadYoutube(source.url, dir, {
         ytdlpPath: config.ytdlpPath,

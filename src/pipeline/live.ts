@@ -47,8 +47,17 @@ export function namedSegments(t: Transcript) {
   return t.segments.map((s) => ({ ...s, speaker: name(s.speaker) }));
 }
 
-export function livePipeline(config: Config): LivePipeline<LiveState> {
-  const outDir = (job: JobRow) => jobOutputDir(config.dataDir, job.id);
+export interface LivePipelineOptions {
+  /** Where a job's deliverables go; default the data directory's jobs/<id>/out (served by share pages). */
+  outDir?(job: JobRow): string;
+}
+
+/**
+ * The live pipeline. A job's source is a URL (video_url, youtube_url) or, for `clipyard process`,
+ * a local file (source type "file").
+ */
+export function livePipeline(config: Config, opts: LivePipelineOptions = {}): LivePipeline<LiveState> {
+  const outDir = opts.outDir ?? ((job: JobRow) => jobOutputDir(config.dataDir, job.id));
   const options = (job: JobRow) => JSON.parse(job.options) as LiveOptions;
 
   const stages = (job: JobRow): Stage<LiveState>[] => [
