@@ -116,11 +116,29 @@ describe("crop path", () => {
     expect(planShots({ ...input, turns }).map((s) => s.track)).toEqual([0]);
   });
 
-  test("falls back to fit when no face is trusted or none is found", () => {
+  test("unsure who speaks: split the two faces; no faces, or faces too close to split: fit", () => {
     const turns = [{ speaker: "A", start: 0, end: 10 }];
     const unsure = { bySpeaker: new Map([["A", 0]]), confidence: new Map([["A", 0.05]]) };
-    expect(planCropPath({ ...input, speakers: unsure, turns }).mode).toBe("fit");
+    const split = planCropPath({ ...input, speakers: unsure, turns });
+    expect(split.mode).toBe("split");
+    expect(split.width / split.height).toBeCloseTo(9 / 8, 1);
+    const [left, right] = split.panes!;
+    // Each pane contains its face centre.
+    expect(left!.x).toBeLessThan(0.25 * 1920);
+    expect(left!.x + split.width).toBeGreaterThan(0.25 * 1920);
+    expect(right!.x).toBeLessThan(0.75 * 1920);
+    expect(right!.x + split.width).toBeGreaterThan(0.75 * 1920);
     expect(planCropPath({ ...input, tracks: [], turns }).mode).toBe("fit");
+    const close = [tracks[0]!, { id: 1, obs: tracks[1]!.obs.map((o) => ({ ...o, cx: 0.3 })) }];
+    expect(planCropPath({ ...input, tracks: close, speakers: unsure, turns }).mode).toBe("fit");
+  });
+
+  test("split framing stacks two 1080x960 panes", () => {
+    const src = { path: "s.mp4", durationSeconds: 10, hasVideo: true, hasAudio: true, width: 1920, height: 1080 };
+    const g = videoFilter({ source: src, format: "linkedin", clipStart: 0, assPath: "/tmp/c.ass", suffix: "", crop: { mode: "split", width: 720, height: 640, keyframes: [], panes: [{ x: 100, y: 50 }, { x: 1000, y: 60 }] } });
+    expect(g).toContain("crop=720:640:100:50,scale=1080:960[top]");
+    expect(g).toContain("crop=720:640:1000:60,scale=1080:960[bottom]");
+    expect(g).toContain("vstack");
   });
 
   test("ease has zero slope at both ends", () => {
