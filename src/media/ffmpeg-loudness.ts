@@ -1,6 +1,6 @@
 /**
- * Loudness: measurement with loudnorm's EBU R128 analysis, the gain/limiter filter that brings a
- * window to the delivery target, and an independent ebur128 meter used to check outputs.
+ * Loudness: the EBU R128 meter, the gain/limiter filter that brings a window to the delivery
+ * target, and the measure-encode-check loop that delivers it.
  */
 import { ffmpeg } from "./ffmpeg.ts";
 import { log } from "../log.ts";
@@ -12,19 +12,10 @@ export interface LoudnessTarget {
   tolerance: number;
   /** Maximum true peak of the delivered (encoded) audio, dBTP. */
   tp: number;
-  lra: number;
 }
 
 /** Clips are delivered at -14 LUFS integrated (+-0.5 LU) and at most -1 dBTP. */
-export const CLIP_LOUDNESS: LoudnessTarget = { i: -14, tolerance: 0.5, tp: -1, lra: 11 };
-
-export interface LoudnormMeasurement {
-  input_i: number;
-  input_tp: number;
-  input_lra: number;
-  input_thresh: number;
-  target_offset: number;
-}
+export const CLIP_LOUDNESS: LoudnessTarget = { i: -14, tolerance: 0.5, tp: -1 };
 
 export interface Window {
   start?: number;
@@ -36,26 +27,6 @@ function windowArgs(w: Window): string[] {
   if (w.start !== undefined) a.push("-ss", w.start.toFixed(3));
   if (w.duration !== undefined) a.push("-t", w.duration.toFixed(3));
   return a;
-}
-
-/** First pass: loudnorm prints its measurement as JSON at the end of stderr. */
-export async function measureLoudnorm(input: string, target: LoudnessTarget = CLIP_LOUDNESS, window: Window = {}, preFilter?: string): Promise<LoudnormMeasurement> {
-  const af = [preFilter, `loudnorm=I=${target.i}:TP=${target.tp}:LRA=${target.lra}:print_format=json`].filter(Boolean).join(",");
-  const { stderr } = await ffmpeg([...windowArgs(window), "-i", input, "-vn", "-sn", "-af", af, "-f", "null", "-"]);
-  const json = stderr.slice(stderr.lastIndexOf("{"), stderr.lastIndexOf("}") + 1);
-  const raw = JSON.parse(json) as Record<string, string>;
-  const num = (k: string) => {
-    const v = Number(raw[k]);
-    if (!Number.isFinite(v)) throw new Error(`loudnorm measurement ${k}=${raw[k]} is not a number (silent input?)`);
-    return v;
-  };
-  return {
-    input_i: num("input_i"),
-    input_tp: num("input_tp"),
-    input_lra: num("input_lra"),
-    input_thresh: num("input_thresh"),
-    target_offset: num("target_offset"),
-  };
 }
 
 const dbToAmplitude = (db: number) => 10 ** (db / 20);
@@ -104,8 +75,9 @@ export async function normalizeAudio(
   preFilter?: string,
 ): Promise<NormalizedAudio> {
   const pre = (f: string) => [preFilter, f].filter(Boolean).join(",");
-  const m = await measureLoudnorm(input, target, window, pre("aresample=48000"));
-  let gain = target.i - m.input_i;
+  const m = await meterEbur128(input, { window, preFilter, truePeak: false });
+  if (!Number.isFinite(m.integrated)) throw new Error(`no measurable loudness in ${input} (silent window?)`);
+  let gain = target.i - m.integrated;
   let ceiling = target.tp - 1;
   let prev: { gain: number; i: number } | undefined;
   let best: NormalizedAudio | undefined;
@@ -141,9 +113,14 @@ export interface Ebur128Summary {
   lra: number;
 }
 
-/** Independent check of a finished file with the ebur128 meter (true peak enabled). */
-export async function meterEbur128(input: string): Promise<Ebur128Summary> {
-  const { stderr } = await ffmpeg(["-i", input, "-vn", "-af", "ebur128=peak=true", "-f", "null", "-"]);
+/**
+ * EBU R128 meter (ffmpeg's ebur128 filter, true peak optional). framelog=verbose keeps the
+ * per-100 ms lines out of the captured stderr; the summary still prints.
+ */
+export async function meterEbur128(input: string, o: { window?: Window; preFilter?: string; truePeak?: boolean } = {}): Promise<Ebur128Summary> {
+  const meter = `ebur128=framelog=verbose${o.truePeak === false ? "" : ":peak=true"}`;
+  const af = [o.preFilter, meter].filter(Boolean).join(",");
+  const { stderr } = await ffmpeg([...windowArgs(o.window ?? {}), "-i", input, "-vn", "-sn", "-af", af, "-f", "null", "-"]);
   const summary = stderr.slice(stderr.lastIndexOf("Summary:"));
   const pick = (re: RegExp) => {
     const m = summary.match(re);
@@ -152,7 +129,7 @@ export async function meterEbur128(input: string): Promise<Ebur128Summary> {
   };
   return {
     integrated: pick(/I:\s+(-?[\d.]+|-inf) LUFS/),
-    truePeak: pick(/Peak:\s+(-?[\d.]+|-inf) dBFS/),
+    truePeak: o.truePeak === false ? NaN : pick(/Peak:\s+(-?[\d.]+|-inf) dBFS/),
     lra: pick(/LRA:\s+(-?[\d.]+) LU/),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Pure planning of the 9:16 crop window over a wider source: hold a steady window on the active
  * speaker's face for each shot, switch only when the new speaker keeps talking for a while, and
- * pan between shots with an eased move. Falls back to showing the whole frame ("fit") when it
- * cannot tell who is who.
+ * pan between shots with an eased move. When it cannot tell who is who, it stacks the two faces
+ * ("split") or, failing that, shows the whole frame ("fit").
  */
 import type { CropPath } from "./render-graph.ts";
 import type { FaceTrack, SpeakerFaces, Turn } from "./faces.ts";
@@ -72,7 +72,7 @@ export function planShots(input: CropPlanInput, o: CropPlanOptions = DEFAULT_CRO
   return shots;
 }
 
-/** The crop path for [start, end], or a "fit" path when no face can be followed. */
+/** The crop path for [start, end]; "split" or "fit" when no face can be followed. */
 export function planCropPath(input: CropPlanInput, opts: Partial<CropPlanOptions> = {}): CropPath {
   const o = { ...DEFAULT_CROP_PLAN, ...opts };
   const width = even(Math.min(input.srcWidth, input.srcHeight * (9 / 16)));
@@ -84,7 +84,7 @@ export function planCropPath(input: CropPlanInput, opts: Partial<CropPlanOptions
     shots = [{ from: input.start, to: input.end, track: input.tracks[0]!.id }];
   } else {
     shots = planShots(input, o);
-    if (shots.length === 0) return fit;
+    if (shots.length === 0) return splitPanes(input) ?? fit;
   }
   const byId = new Map(input.tracks.map((t) => [t.id, t]));
   const windowX = (shot: Shot) => {
@@ -113,6 +113,28 @@ export function planCropPath(input: CropPlanInput, opts: Partial<CropPlanOptions
   const last = keyframes[keyframes.length - 1]!;
   keyframes.push({ t: input.end, x: last.x, y: 0 });
   return { mode: "track", width, height, keyframes };
+}
+
+/**
+ * Unsure who speaks, two people on screen: stack the two most-seen faces, each in a 9:8 window
+ * about 2.6 face-widths wide (head and shoulders), so everyone stays visible and large. Undefined
+ * when the windows would overlap (people too close for a split: fit is better then).
+ */
+export function splitPanes(input: Pick<CropPlanInput, "tracks" | "srcWidth" | "srcHeight">): CropPath | undefined {
+  const top2 = [...input.tracks].sort((a, b) => b.obs.length - a.obs.length).slice(0, 2);
+  if (top2.length < 2) return undefined;
+  const faces = top2
+    .map((tr) => ({ cx: median(tr.obs.map((o) => o.cx)) * input.srcWidth, cy: median(tr.obs.map((o) => o.cy)) * input.srcHeight, w: median(tr.obs.map((o) => o.w)) * input.srcWidth }))
+    .sort((a, b) => a.cx - b.cx);
+  let width = even(Math.max(...faces.map((f) => f.w)) * 2.6);
+  width = Math.min(width, even(input.srcHeight * (9 / 8)), even(input.srcWidth));
+  const height = even(width * (8 / 9));
+  const panes = faces.map((f) => ({
+    x: Math.round(Math.min(input.srcWidth - width, Math.max(0, f.cx - width / 2))),
+    y: Math.round(Math.min(input.srcHeight - height, Math.max(0, f.cy - height * 0.45))),
+  }));
+  if (panes[0]!.x + width > panes[1]!.x + width * 0.25) return undefined;
+  return { mode: "split", width, height, keyframes: [], panes };
 }
 
 /** Crop window [x0, x1] (source pixels) at time t along a path (linear between keyframes). */

@@ -16,15 +16,17 @@ export const CLIP_FORMATS = Object.keys(FORMATS) as ClipFormat[];
 /**
  * A moving crop window over the source for the 9:16 format. Keyframes are in source seconds; the
  * window is linearly interpolated between them (easing is applied when the path is planned).
- * mode "fit" means no single window is safe (e.g. two people far apart): show the whole frame
- * over a blurred fill instead.
+ * When no single window is safe (it cannot tell who speaks), mode "split" stacks two faces'
+ * windows, and mode "fit" shows the whole frame over a blurred fill.
  */
 export interface CropPath {
-  mode: "track" | "fit";
+  mode: "track" | "fit" | "split";
   /** Crop window size in source pixels (constant so the scale stays constant). */
   width: number;
   height: number;
   keyframes: { t: number; x: number; y: number }[];
+  /** mode "split": two fixed 9:8 windows (width x height each), stacked top and bottom. */
+  panes?: { x: number; y: number }[];
 }
 
 const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
@@ -92,6 +94,14 @@ export function videoFilter(o: VideoFilterOptions): string {
     const x = piecewiseExpr(pts.map((p) => ({ t: p.t, v: p.x })));
     const y = piecewiseExpr(pts.map((p) => ({ t: p.t, v: p.y })));
     framing = `crop=w=${even(o.crop.width)}:h=${even(o.crop.height)}:x='${x}':y='${y}',scale=${W}:${H}`;
+  } else if (o.crop && o.crop.mode === "split" && o.crop.panes?.length === 2 && o.format === "linkedin") {
+    const [a, b] = o.crop.panes as [{ x: number; y: number }, { x: number; y: number }];
+    const cw = even(o.crop.width);
+    const ch = even(o.crop.height);
+    const half = H / 2;
+    framing =
+      `split=2[pa][pb];[pa]crop=${cw}:${ch}:${a.x}:${a.y},scale=${W}:${half}[top];` +
+      `[pb]crop=${cw}:${ch}:${b.x}:${b.y},scale=${W}:${half}[bottom];[top][bottom]vstack`;
   } else if (Math.abs(srcW / srcH - aspect) / aspect < 0.01) {
     framing = `scale=${W}:${H}`;
   } else if (o.format === "linkedin" && !(o.crop?.mode === "fit")) {

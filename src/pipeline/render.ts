@@ -67,11 +67,14 @@ export async function renderClip(req: RenderRequest): Promise<string> {
   try {
     const assPath = join(work, "captions.ass");
     await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
-    const audio = await normalizeAudio(
-      req.source.path, { start: req.start, duration }, join(work, "audio.m4a"),
-      { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS,
-    );
-    const crop = await resolveCrop(req);
+    // Face analysis and the loudness loop are independent: run them side by side.
+    const [crop, audio] = await Promise.all([
+      resolveCrop(req),
+      normalizeAudio(
+        req.source.path, { start: req.start, duration }, join(work, "audio.m4a"),
+        { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS,
+      ),
+    ]);
     const video = req.source.hasVideo
       ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, suffix: enc.filterSuffix })
       : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, suffix: enc.filterSuffix });

@@ -73,8 +73,12 @@ export function trailerDuration(segments: TrailerSegment[], crossfade: number): 
 export function planTrailer(clips: { start: number; end: number }[], words: Word[], opts: Partial<TrailerOptions> = {}): TrailerSegment[] {
   const o = { ...DEFAULT_TRAILER, ...opts };
   const frame = 1 / o.fps;
+  // Sentences of the whole transcript, kept only when entirely inside a clip: a clip boundary
+  // inside a sentence must not produce a fragment.
+  const all = sentences(words);
   const pools = clips.map((c, rank) =>
-    sentences(words.filter((w) => w.start >= c.start - 1e-6 && w.end <= c.end + 1e-6))
+    all
+      .filter((s) => s[0]!.start >= c.start - 1e-6 && s[s.length - 1]!.end <= c.end + 1e-6)
       .map((s) => {
         const start = Math.max(c.start, s[0]!.start - o.padSeconds);
         const rawEnd = Math.min(c.end, s[s.length - 1]!.end + o.padSeconds);

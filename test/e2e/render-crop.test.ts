@@ -85,4 +85,18 @@ describe("speaker-following crop", () => {
     expect(n).toBeGreaterThanOrEqual(19);
     expect(withFace / n).toBeGreaterThanOrEqual(0.9);
   }, 120_000);
+
+  test("without speaker labels both people stay visible: split panes, a face in each half", async () => {
+    const plan = await planSpeakerCrop(source, [], 0, 10);
+    expect(plan.path.mode).toBe("split");
+    const out = await renderClip({ source, words: [], start: 0, end: 4, format: "linkedin", crop: plan.path, outPath: join(work, "split.mp4") });
+    const detector = await loadFaceDetector();
+    const size = sampleSize({ width: 360, srcWidth: 1080, srcHeight: 1920 });
+    for await (const f of sampleFrames(out, { start: 2, duration: 0.5, fps: 2, width: 360, srcWidth: 1080, srcHeight: 1920 })) {
+      const faces = await detector.detect(f.rgb, size.width, size.height);
+      const centres = faces.map((d) => (d.box[1] + d.box[3] / 2) / size.height);
+      expect(centres.some((c) => c < 0.5)).toBe(true);
+      expect(centres.some((c) => c > 0.5)).toBe(true);
+    }
+  }, 120_000);
 });

@@ -1,0 +1,110 @@
+#!/usr/bin/env bun
+/**
+ * Render benchmark: for a 45 s clip in each format, the full renderer (framing incl. face analysis,
+ * captions, loudness) next to the floor, a plain ffmpeg re-encode of the same segment to the same
+ * size with the same encoder settings. Prints a table; the target ratio is <= 1.3.
+ *
+ *   bun scripts/bench/render.ts [--seconds 45] [--runs 1]
+ *
+ * Sources are built from /work/shared/media (a 1920x1080 two-person composition looped to 60 s, and
+ * an audio-only track from it), so the bench needs nothing else.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir, cpus } from "node:os";
+import { join } from "node:path";
+import { ffmpeg, probeMedia } from "../../src/media/ffmpeg.ts";
+import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
+import { renderClip, DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render.ts";
+import { FORMATS, type ClipFormat } from "../../src/pipeline/render-graph.ts";
+import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
+
+const MEDIA = process.env.CLIPYARD_SHARED_MEDIA ?? "/work/shared/media";
+const args = process.argv.slice(2);
+const opt = (name: string, d: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : d;
+};
+const SECONDS = opt("seconds", 45);
+const RUNS = opt("runs", 1);
+const START = 5;
+
+async function buildSource(dir: string): Promise<{ video: MediaInfo; audio: MediaInfo; words: Word[] }> {
+  const pair = join(dir, "pair.mp4");
+  await ffmpeg([
+    "-y", "-i", join(MEDIA, "talking_head_a.mp4"), "-i", join(MEDIA, "talking_head_b.mp4"),
+    "-filter_complex",
+    "[0:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=5[l];" +
+      "[1:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=start_mode=clone:start_duration=5[r];" +
+      "color=c=0x202830:s=1920x1080:r=25:d=10[bg];[bg][l]overlay=160:220[bl];[bl][r]overlay=1120:220[v];" +
+      "[0:a]atrim=0:5,asetpts=PTS-STARTPTS,aresample=48000[a0];[1:a]atrim=0:5,asetpts=PTS-STARTPTS,aresample=48000[a1];[a0][a1]concat=n=2:v=0:a=1[a]",
+    "-map", "[v]", "-map", "[a]", "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-c:a", "aac", "-b:a", "192k", pair,
+  ]);
+  const long = join(dir, "source.mp4");
+  await ffmpeg(["-y", "-stream_loop", "5", "-i", pair, "-c", "copy", "-t", "60", long]);
+  const wav = join(dir, "source.wav");
+  await ffmpeg(["-y", "-i", long, "-vn", "-c:a", "pcm_s16le", wav]);
+  const words: Word[] = [];
+  for (let t = 0.2; t < 60; t += 0.42) {
+    words.push({ word: "word", start: t, end: t + 0.35, speaker: Math.floor(t / 5) % 2 === 0 ? "Speaker 1" : "Speaker 2" });
+  }
+  return { video: await probeMedia(long), audio: await probeMedia(wav), words };
+}
+
+/** The floor: same segment, same output size and encoder settings, no captions/analysis/loudness. */
+async function plainReencode(source: MediaInfo, format: ClipFormat, out: string): Promise<void> {
+  const { width: W, height: H } = FORMATS[format];
+  const engine = await detectEngine();
+  const enc = videoEncoderArgs(engine.encoder, DEFAULT_RENDER_QUALITY);
+  const vf = source.hasVideo
+    ? format === "linkedin" ? `crop=ih*9/16:ih,scale=${W}:${H}` : `scale=${W}:${H}`
+    : null;
+  const input = source.hasVideo
+    ? ["-ss", String(START), "-t", String(SECONDS), "-i", source.path]
+    : ["-f", "lavfi", "-i", `color=c=black:s=${W}x${H}:r=25`, "-ss", String(START), "-t", String(SECONDS), "-i", source.path];
+  await ffmpeg([
+    "-y", ...enc.inputArgs, ...input,
+    ...(vf ? ["-vf", `${vf}${enc.filterSuffix}`] : ["-map", "0:v", "-map", "1:a", "-vf", `null${enc.filterSuffix}`]),
+    ...enc.args, "-c:a", "aac", "-b:a", `${DEFAULT_RENDER_QUALITY.audioBitrateKbps}k`, "-ar", "48000",
+    "-t", String(SECONDS), "-movflags", "+faststart", out,
+  ]);
+}
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    await fn();
+    best = Math.min(best, (performance.now() - t) / 1000);
+  }
+  return best;
+}
+
+const dir = await mkdtemp(join(tmpdir(), "clipyard-bench-render-"));
+try {
+  const engine = await detectEngine();
+  const { video, audio, words } = await buildSource(dir);
+  const rows: string[][] = [];
+  const cases: { name: string; source: MediaInfo; format: ClipFormat; crop?: "speaker" | "centre" }[] = [
+    { name: "video 9:16 speaker crop", source: video, format: "linkedin", crop: "speaker" },
+    { name: "video 9:16 centre crop", source: video, format: "linkedin", crop: "centre" },
+    { name: "video 16:9", source: video, format: "x" },
+    { name: "audiogram 9:16", source: audio, format: "linkedin" },
+    { name: "audiogram 16:9", source: audio, format: "x" },
+  ];
+  for (const c of cases) {
+    const floor = await time(() => plainReencode(c.source, c.format, join(dir, "floor.mp4")));
+    const full = await time(() =>
+      renderClip({ source: c.source, words, start: START, end: START + SECONDS, format: c.format, crop: c.crop, style: "bold", outPath: join(dir, "full.mp4") }),
+    );
+    rows.push([c.name, floor.toFixed(1), full.toFixed(1), (full / floor).toFixed(2)]);
+  }
+  const header = ["case", "plain re-encode s", "renderClip s", "ratio"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => "| " + r.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
+  console.log(`render bench: ${SECONDS} s clip, encoder ${engine.encoder} (${DEFAULT_RENDER_QUALITY.preset}, crf ${DEFAULT_RENDER_QUALITY.crf}), ${cpus().length} cores, best of ${RUNS}`);
+  console.log(line(header));
+  console.log("| " + widths.map((w) => "-".repeat(w)).join(" | ") + " |");
+  for (const r of rows) console.log(line(r));
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
