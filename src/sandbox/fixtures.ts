@@ -47,7 +47,7 @@ export function sandboxOutput(jobId: string, opts: { includeTrailer: boolean; so
   const m = manifest();
   const suffix = jobId.slice("job_".length);
   return {
-    title: m.title,
+    title: m.title ?? /^# (.+)$/m.exec(m.show_notes)?.[1],
     clips: m.clips.slice(0, 3).map((c, i) => ({
       id: `clip_${suffix}${i + 1}`,
       rank: i + 1,

@@ -35,7 +35,7 @@ export function sharePage(ctx: AppContext, token: string): Response {
       const wide = c.files.x ? src(c.files.x) : undefined;
       return `<article class="card" data-clip="${esc(c.id)}">
   <div><span class="tag">#${c.rank}</span><span class="tag">${esc(c.category)}</span><span class="muted">${fmtTime(c.start_time)}–${fmtTime(c.end_time)} · ${Math.round(c.duration_seconds)} s</span></div>
-  <video controls preload="metadata" playsinline src="${esc(vertical ?? wide ?? "")}"></video>
+  <video controls preload="metadata" playsinline src="${esc(vertical ?? wide ?? "")}#t=0.5"></video>
   <p><strong>${esc(c.hook)}</strong></p>
   <blockquote>${esc(c.pull_quote)}</blockquote>
   ${vertical ? `<a class="btn" download href="${esc(vertical)}">Download 9:16</a>` : ""}${wide ? `<a class="btn" download href="${esc(wide)}">Download 16:9</a>` : ""}
