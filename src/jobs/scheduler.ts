@@ -6,6 +6,7 @@ import { log } from "../log.ts";
 import type { SandboxRunner } from "./sandbox-runner.ts";
 import { claimNextQueued, dueUnleasedProcessing, extendLease, nextWakeAt, releaseLeases, requeueExpiredLeases } from "./store.ts";
 import type { JobTransitions } from "./transitions.ts";
+import { Pacer } from "./pacer.ts";
 import { failStalledJobs, STALL_BUDGET_MS } from "./watchdog.ts";
 
 /** Runs one live job to a terminal state; resolves when it is done (it makes the transition itself). */
@@ -37,8 +38,7 @@ export class Scheduler {
   readonly owner = newId("worker");
   private readonly leaseMs: number;
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private stopped = true;
+  private readonly pacer: Pacer;
   private closing = false;
 
   constructor(
@@ -50,6 +50,7 @@ export class Scheduler {
     private readonly opts: SchedulerOptions,
   ) {
     this.leaseMs = opts.leaseMs ?? 60_000;
+    this.pacer = new Pacer("scheduler tick", clock, () => this.tick(), () => nextWakeAt(this.db), opts.maxIdleMs ?? 1000);
   }
 
   get activeLiveJobs(): number {
@@ -110,28 +111,11 @@ export class Scheduler {
 
   /** Starts ticking: immediately, then whenever something is due (at most maxIdleMs apart). */
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.pacer.start();
   }
 
   wake(): void {
-    if (!this.stopped) this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      try {
-        this.tick();
-      } catch (err) {
-        log.error("scheduler tick failed", { error: String(err) });
-      }
-      if (this.stopped) return;
-      const next = nextWakeAt(this.db);
-      const idle = this.opts.maxIdleMs ?? 1000;
-      const delay = next === undefined ? idle : Math.max(0, Math.min(idle, next - this.clock.now()));
-      this.schedule(delay);
-    }, delayMs);
+    this.pacer.wake();
   }
 
   /**
@@ -139,9 +123,8 @@ export class Scheduler {
    * next start resumes them from their last checkpoint.
    */
   async stop(graceMs = 5000): Promise<void> {
-    this.stopped = true;
     this.closing = true;
-    clearTimeout(this.timer);
+    this.pacer.stop();
     for (const r of this.running.values()) r.controller.abort(new Error("shutting down"));
     await Promise.race([Promise.all([...this.running.values()].map((r) => r.done)), Bun.sleep(graceMs)]);
     releaseLeases(this.db, this.owner, this.clock.now());

@@ -4,6 +4,7 @@ import { type Db, tx } from "../db/client.ts";
 import { webhooks, type DeliveryRow } from "../db/schema.ts";
 import { eq } from "drizzle-orm";
 import { newId } from "../ids.ts";
+import { Pacer } from "../jobs/pacer.ts";
 import { log } from "../log.ts";
 import type { NetworkPolicy } from "../net/ip-policy.ts";
 import { safeRequest } from "../net/safe-fetch.ts";
@@ -37,8 +38,7 @@ export interface SendOutcome {
 export class DeliveryWorker {
   readonly owner = newId("dworker");
   private readonly inFlight = new Set<Promise<void>>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private stopped = true;
+  private readonly pacer: Pacer;
 
   constructor(
     private readonly db: Db,
@@ -47,7 +47,9 @@ export class DeliveryWorker {
     private readonly policy: NetworkPolicy,
     private readonly timeScale: number,
     private readonly concurrency = 8,
-  ) {}
+  ) {
+    this.pacer = new Pacer("delivery tick", clock, () => this.tick(), () => nextDeliveryDueAt(db));
+  }
 
   /** Claims what is due and sends it; resolves when those sends are recorded. */
   async tick(): Promise<void> {
@@ -127,29 +129,16 @@ export class DeliveryWorker {
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.pacer.start();
   }
 
   wake(): void {
-    if (!this.stopped) this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.tick().catch((err) => log.error("delivery tick failed", { error: String(err) }));
-      if (this.stopped) return;
-      const next = nextDeliveryDueAt(this.db);
-      const delay = next === undefined ? 1000 : Math.max(1, Math.min(1000, next - this.clock.now()));
-      this.schedule(delay);
-    }, delayMs);
+    this.pacer.wake();
   }
 
   /** Stops claiming; lets in-flight sends finish (bounded by their timeout). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    this.pacer.stop();
     await Promise.race([Promise.all(this.inFlight), Bun.sleep(DELIVERY_TIMEOUT_MS)]);
   }
 }
