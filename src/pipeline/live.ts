@@ -1,16 +1,18 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { JobRow } from "../db/schema.ts";
 import type { LivePipeline } from "../jobs/live-runner.ts";
 import type { StoredOutput } from "../jobs/output.ts";
 import { log } from "../log.ts";
+import { decodeToSpeechWav } from "../media/decode-audio.ts";
 import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { tryLoadEmbedder, type Embedder } from "../models/embedder.ts";
 import { jobOutputDir } from "../web/share.ts";
 import { acquire } from "./acquire.ts";
 import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights.ts";
+import { audioFeaturesFromWav } from "./highlights-audio.ts";
 import { planHighlights } from "./highlights-plan.ts";
 import { renderClip, type ClipFormat } from "./render.ts";
 import { PipelineError, type Stage } from "./stage.ts";
@@ -91,6 +93,11 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const o = options(job);
         embedderOnce ??= tryLoadEmbedder(config.modelsDir);
         const { embedder, reason } = await embedderOnce;
+        // Loudness per half second feeds the liveliness score; 16 kHz mono is plenty for that.
+        const wav = join(ctx.workDir, "speech.wav");
+        await decodeToSpeechWav(ctx.state.source!.path, wav);
+        const audio = audioFeaturesFromWav(wav);
+        rmSync(wav, { force: true });
         try {
           const plan = await planHighlights(ctx.state.transcript!, {
             embedder,
@@ -98,6 +105,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
             count: o.clip_count ?? DEFAULT_CLIP_COUNT,
             minSeconds: o.min_clip_seconds ?? DEFAULT_MIN_CLIP_SECONDS,
             maxSeconds: o.max_clip_seconds ?? DEFAULT_MAX_CLIP_SECONDS,
+            audio,
           });
           ctx.state.plan = { clips: plan.clips, showNotes: plan.showNotes, similarity: plan.similarity, warnings: plan.warnings };
           ctx.state.engine.highlights = plan.similarity;

@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeToSpeechWav, readPcm16Wav } from "../media/decode-audio.ts";
+import { decodeToSpeechWav } from "../media/decode-audio.ts";
+import { parseWav } from "../media/wav.ts";
 import { probeMedia } from "../media/probe.ts";
 import { findModel } from "../models/manifest.ts";
 import { runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
@@ -80,7 +81,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     }, opts.signal);
     opts.onStats?.("vad", vadUsage);
     if (!vad) throw new SpeechWorkerError("VAD worker returned no probabilities");
-    const audio = readPcm16Wav(readFileSync(wav));
+    const audio = parseWav(readFileSync(wav), wav);
     const duration = audio.samples.length / audio.sampleRate;
     const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
     progress(0.08);
