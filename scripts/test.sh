@@ -10,6 +10,13 @@ bun test --timeout 120000 "$@"
 
 CONFORMANCE_DIR="${CONFORMANCE_DIR:-../shared/conformance}"
 if [ $# -eq 0 ] && [ -d "$CONFORMANCE_DIR" ]; then
-  echo "== conformance suite ($CONFORMANCE_DIR)" >&2
-  CLIPYARD_CMD="${CLIPYARD_CMD:-bun run src/main.ts}" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/
+  echo "== conformance suite against the source ($CONFORMANCE_DIR)" >&2
+  CLIPYARD_CMD="bun run src/main.ts" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/
+
+  echo "== single executable: build, then the conformance suite against it from an empty folder" >&2
+  bash scripts/build-binary.sh
+  BIN_DIR="$(mktemp -d)"
+  cp dist/clipyard "$BIN_DIR/"
+  CLIPYARD_CMD="$BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/
+  rm -rf "$BIN_DIR"
 fi

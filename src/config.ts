@@ -1,8 +1,11 @@
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { z } from "zod";
 
-/** Repository root (or the directory next to the compiled binary). Everything relative hangs off it. */
-export const ROOT_DIR = resolve(import.meta.dir, "..");
+/** True inside the single executable built by `bun build --compile` (scripts/build-binary.sh). */
+export const COMPILED = import.meta.dir.startsWith("/$bunfs");
+
+/** Repository root, or the folder holding the compiled binary. Vendored runtimes hang off it. */
+export const ROOT_DIR = COMPILED ? dirname(process.execPath) : resolve(import.meta.dir, "..");
 
 const flag = z
   .string()
@@ -67,7 +70,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     timeScale: e.CLIPYARD_TIME_SCALE,
     allowPrivateNetwork: e.CLIPYARD_ALLOW_PRIVATE_NETWORK,
     allowHttp: e.CLIPYARD_ALLOW_HTTP,
-    modelsDir: resolve(e.CLIPYARD_MODELS_DIR ?? resolve(ROOT_DIR, "models")),
+    // A checkout keeps models in the repo; the binary keeps them next to its data directory.
+    modelsDir: resolve(e.CLIPYARD_MODELS_DIR ?? (COMPILED ? resolve(dataDir, "..", "models") : resolve(ROOT_DIR, "models"))),
     modelMirror: e.CLIPYARD_MODEL_MIRROR,
     maxMediaBytes: e.CLIPYARD_MAX_MEDIA_BYTES,
     maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,

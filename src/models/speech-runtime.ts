@@ -1,13 +1,26 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { ROOT_DIR } from "../config.ts";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { COMPILED, ROOT_DIR } from "../config.ts";
+import embeddedWorker from "./python/asr_worker.py" with { type: "file" };
 
 /**
  * The Python environment that runs CTranslate2 (Whisper) and ONNX Runtime (Silero). It is created by
  * scripts/setup/asr.sh in a git-ignored folder of the repository; CLIPYARD_SPEECH_PYTHON overrides it.
  */
 export const SPEECH_VENV = resolve(ROOT_DIR, ".vendor", "speech-venv");
-export const WORKER_SCRIPT = resolve(import.meta.dir, "python", "asr_worker.py");
+/**
+ * The Python worker, embedded in the compiled binary; Python cannot read the binary's virtual
+ * filesystem, so there it is copied out once to a temp file named by its content hash.
+ */
+export function workerScript(): string {
+  if (!COMPILED) return embeddedWorker;
+  const text = readFileSync(embeddedWorker);
+  const path = join(tmpdir(), `clipyard-asr-worker-${createHash("sha256").update(text).digest("hex").slice(0, 16)}.py`);
+  if (!existsSync(path)) writeFileSync(path, text);
+  return path;
+}
 
 export class SpeechRuntimeMissingError extends Error {
   constructor(path: string) {
@@ -42,7 +55,7 @@ export interface WorkerUsage {
 
 export async function runWorker(args: string[], onLine: (msg: Record<string, unknown>) => void, signal?: AbortSignal): Promise<WorkerUsage> {
   const t0 = performance.now();
-  const proc = Bun.spawn([speechPython(), WORKER_SCRIPT, ...args], {
+  const proc = Bun.spawn([speechPython(), workerScript(), ...args], {
     stdout: "pipe",
     stderr: "pipe",
     env: { ...process.env, OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? "1", HF_HUB_OFFLINE: "1" },

@@ -59,6 +59,7 @@ export function shareFile(ctx: AppContext, token: string, name: string, request:
   const ref = outputFiles(found.output).map(parseFileRef).find((r) => r?.name === name);
   if (!ref) return notFound();
   const path = ref.kind === "fixture" ? fixturePath(ref.name) : join(jobOutputDir(ctx.config.dataDir, found.job.id), ref.name);
+  if (!path) return notFound();
   return serveFile(path, request, {
     "content-disposition": `inline; filename="${ref.name}"`,
     "referrer-policy": "no-referrer",

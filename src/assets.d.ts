@@ -1,0 +1,13 @@
+// Files imported `with { type: "file" }` resolve to a path (embedded in the compiled binary).
+declare module "*.mp4" {
+  const path: string;
+  export default path;
+}
+declare module "*.py" {
+  const path: string;
+  export default path;
+}
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}

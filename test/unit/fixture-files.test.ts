@@ -1,0 +1,12 @@
+import { expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT_DIR } from "../../src/config.ts";
+import { FIXTURE_FILES, FIXTURE_MANIFEST } from "../../src/sandbox/fixture-files.ts";
+
+test("the embedded fixture list names exactly the files of the manifest and the folder", () => {
+  const named = [...FIXTURE_MANIFEST.clips.flatMap((c) => [c.files.linkedin, c.files.x]), FIXTURE_MANIFEST.trailer.file].sort();
+  expect(Object.keys(FIXTURE_FILES).sort()).toEqual(named);
+  const onDisk = readdirSync(join(ROOT_DIR, "fixtures/sandbox")).filter((f) => f.endsWith(".mp4")).sort();
+  expect(onDisk).toEqual(named);
+});
