@@ -18,6 +18,7 @@ import {
 } from "./routes/webhooks.ts";
 import { registerBillingRoutes } from "../billing/routes.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
+import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
 
@@ -83,6 +84,7 @@ export function buildApi(ctx: AppContext) {
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
   registerBillingRoutes(app as unknown as Elysia, ctx);
   registerDashboardRoutes(app as unknown as Elysia, ctx);
+  registerWebhookDashboard(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,

@@ -25,6 +25,7 @@ export const DASHBOARD_SECTIONS: Section[] = [
   { path: "/dashboard/receipts", label: "Receipts" },
   { path: "/dashboard/keys", label: "API keys" },
   { path: "/dashboard/jobs", label: "Jobs" },
+  { path: "/dashboard/webhooks", label: "Webhooks" },
 ];
 
 export type Flash = { notice?: string; error?: string };
@@ -192,7 +193,7 @@ export function jobsPage(f: Frame, jobs: Array<{ row: JobRow; job: Job; charge: 
         for (const c of job.output.clips) for (const [dest, url] of Object.entries(c.rendered_urls)) links.push(`<a href="${esc(url)}">#${c.rank} ${esc(dest)}</a>`);
         outputs = links.join(" · ");
       } else if (job.error) outputs = `<span class="muted">${esc(job.error.code)}</span>`;
-      return `<tr><td><code>${esc(row.id)}</code></td><td>${row.env === "live" ? "live" : "sandbox"}</td><td>${esc(row.sourceType)}</td><td>${row.status}</td><td>${date(row.createdAt)}</td><td>${charge}</td><td>${outputs}</td></tr>`;
+      return `<tr><td><code>${esc(row.id)}</code></td><td>${row.env === "live" ? "live" : "sandbox"}</td><td>${esc(row.sourceType)}</td><td>${row.status}${job.progress ? ` · ${esc(job.progress.stage)} ${job.progress.percent}%` : ""}</td><td>${date(row.createdAt)}</td><td>${charge}</td><td>${outputs}</td></tr>`;
     })
     .join("");
   return frame(
