@@ -5,8 +5,8 @@
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { ffmpeg } from "../media/ffmpeg.ts";
+import { dirname, join } from "node:path";
+import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
@@ -75,9 +75,11 @@ export async function renderClip(req: RenderRequest): Promise<string> {
         { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS,
       ),
     ]);
+    const boldFont = fontFile("DejaVuSans-Bold.ttf");
+    const fontsDir = dirname(boldFont);
     const video = req.source.hasVideo
-      ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, suffix: enc.filterSuffix })
-      : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, suffix: enc.filterSuffix });
+      ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
+      : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, fontsDir, boldFont, suffix: enc.filterSuffix });
     const outPath = req.outPath ?? join(tmpdir(), `clipyard-${req.format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
     await ffmpeg([
       "-y", ...enc.inputArgs,
