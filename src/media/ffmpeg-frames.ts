@@ -54,17 +54,24 @@ export async function* sampleFrames(path: string, o: SampleOptions): AsyncGenera
   );
   let pending = new Uint8Array(0);
   let index = 0;
-  for await (const chunk of proc.stdout as unknown as AsyncIterable<Uint8Array>) {
-    const merged = new Uint8Array(pending.length + chunk.length);
-    merged.set(pending);
-    merged.set(chunk, pending.length);
-    let off = 0;
-    while (merged.length - off >= frameBytes) {
-      yield { t: o.start + index / o.fps, rgb: merged.slice(off, off + frameBytes) };
-      off += frameBytes;
-      index++;
+  let finished = false;
+  try {
+    for await (const chunk of proc.stdout as unknown as AsyncIterable<Uint8Array>) {
+      const merged = new Uint8Array(pending.length + chunk.length);
+      merged.set(pending);
+      merged.set(chunk, pending.length);
+      let off = 0;
+      while (merged.length - off >= frameBytes) {
+        yield { t: o.start + index / o.fps, rgb: merged.slice(off, off + frameBytes) };
+        off += frameBytes;
+        index++;
+      }
+      pending = merged.slice(off);
     }
-    pending = merged.slice(off);
+    finished = true;
+  } finally {
+    // A consumer that stops early must not leave the decoder running.
+    if (!finished) proc.kill();
   }
   const code = await proc.exited;
   if (code !== 0) throw new Error(`ffmpeg frame sampling failed (${code}): ${(await new Response(proc.stderr).text()).slice(-400)}`);

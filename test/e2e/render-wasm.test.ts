@@ -15,7 +15,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 test("without native ffmpeg the wasm engine renders a captioned, normalised 16:9 clip", async () => {
   const out = join(work, "wasm.mp4");
-  const env = { ...process.env, PATH: join(work, "empty-path") };
+  const env: Record<string, string | undefined> = { ...process.env, PATH: join(work, "empty-path") };
   delete env.FFMPEG_PATH;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "render-wasm-child.ts"), "/work/shared/media/talking_head_a.mp4", "x", out], { env, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
