@@ -7,6 +7,14 @@
 const commands: Record<string, { summary: string; load: () => Promise<{ default: (argv: string[]) => Promise<number> }> }> = {
   serve: { summary: "run the HTTP API, scheduler and workers", load: () => import("./cli/serve.ts") },
   keys: { summary: "create, list and revoke API keys", load: () => import("./cli/keys.ts") },
+  highlights: { summary: "rank clips and write show notes for a transcript JSON", load: () => import("./cli/highlights.ts") },
+  credits: { summary: "grant wallet credit, show a balance, set the receipt address", load: () => import("./cli/credits.ts") },
+  login: { summary: "print a one-time sign-in link for the dashboard", load: () => import("./cli/login.ts") },
+  process: { summary: "run the whole pipeline on a local file, without the server", load: () => import("./cli/process.ts") },
+  doctor: { summary: "check ffmpeg, hardware encoders, speech runtime, GPU, models and the data directory", load: () => import("./cli/doctor.ts") },
+  mcp: { summary: "run the MCP server (stdio) over the jobs API; needs SERVICE_API_KEY", load: () => import("./cli/mcp.ts") },
+  models: { summary: "list, fetch and verify local models", load: () => import("./cli/models.ts") },
+  transcribe: { summary: "transcribe a media file with word timings and speakers", load: () => import("./cli/transcribe.ts") },
 };
 
 function usage(): string {

@@ -27,6 +27,8 @@ export interface Transcript {
   words: Word[];
   /** Speaker label -> display name when a speaker introduced themself or was introduced. */
   speakerNames?: Record<string, string>;
+  /** Who spoke when over all detected speech (words plus the pauses and unrecognised speech around them). */
+  speakerTurns?: Array<{ speaker: string; start: number; end: number }>;
   /** Which engine/model produced it, e.g. "whisper.cpp ggml-base.en". */
   engine?: string;
 }

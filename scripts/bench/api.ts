@@ -1,0 +1,80 @@
+#!/usr/bin/env bun
+/**
+ * GET /v1/jobs/{id} through the whole appliance (auth, rate limit, SQLite, serializer) next to a bare
+ * Bun.serve handler returning a job-sized JSON body, on the same machine; prints a table and the ratio.
+ * Usage: bun scripts/bench/api.ts [seconds=5] [concurrency=32] [rounds=3]
+ */
+import { spawn } from "bun";
+import { mkdtempSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { median, runLoad, table } from "./load.ts";
+
+const [seconds = 5, concurrency = 32, rounds = 3] = process.argv.slice(2).map(Number);
+const ROOT = resolve(import.meta.dir, "../..");
+const port = 18000 + Math.floor(Math.random() * 1000);
+const dataDir = mkdtempSync(join(tmpdir(), "clipyard-bench-"));
+const env = { ...process.env, CLIPYARD_PORT: String(port), CLIPYARD_DATA_DIR: dataDir, CLIPYARD_LOG_LEVEL: "warn" };
+const cli = async (...args: string[]) => (await new Response(spawn(["bun", "run", join(ROOT, "src/main.ts"), ...args], { env, stdout: "pipe" }).stdout).text()).trim();
+
+const server = spawn(["bun", "run", join(ROOT, "src/main.ts"), "serve"], { env, stdout: "ignore", stderr: "inherit" });
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
+  } catch {}
+  if (i > 200) throw new Error("server did not start");
+  await Bun.sleep(50);
+}
+// Reads are limited to 600/min per key: spread the load over enough keys that no request is refused.
+const keys: string[] = [];
+const { openDb } = await import("../../src/db/client.ts");
+const { createKey } = await import("../../src/accounts/keys.ts");
+const { ensureOrg } = await import("../../src/accounts/orgs.ts");
+const { systemClock } = await import("../../src/clock.ts");
+const db = openDb(dataDir);
+const org = ensureOrg(db, "bench", systemClock);
+for (let i = 0; i < 400; i++) keys.push(createKey(db, org.id, "test", systemClock).key);
+db.$client.close();
+const submitted = await (
+  await fetch(`http://127.0.0.1:${port}/v1/jobs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${keys[0]}`, "content-type": "application/json" },
+    body: JSON.stringify({ source: { type: "video_url", url: "https://media.example.com/bench.mp4" } }),
+  })
+).json();
+const jobUrl = `http://127.0.0.1:${port}/v1/jobs/${submitted.id}`;
+const body = await (await fetch(jobUrl, { headers: { authorization: `Bearer ${keys[1]}` } })).text();
+
+// The bare server runs in its own process too, so both sides pay the same process boundary.
+const barePort = port + 1;
+const bare = spawn(
+  ["bun", "-e", `const b = ${JSON.stringify(body)}; Bun.serve({ port: ${barePort}, hostname: "127.0.0.1", fetch: () => new Response(b, { headers: { "content-type": "application/json" } }) });`],
+  { stdout: "ignore", stderr: "inherit" },
+);
+await Bun.sleep(500);
+const bareUrl = `http://127.0.0.1:${barePort}/v1/jobs/${submitted.id}`;
+
+const results: { appliance: number[]; bare: number[]; p99a: number[]; p99b: number[] } = { appliance: [], bare: [], p99a: [], p99b: [] };
+let k = 0;
+for (let r = 0; r < rounds; r++) {
+  const a = await runLoad(() => new Request(jobUrl, { headers: { authorization: `Bearer ${keys[k++ % keys.length]}` } }), { concurrency, seconds });
+  if (a.errors) throw new Error(`${a.errors} non-200 answers from the appliance`);
+  const b = await runLoad(() => new Request(bareUrl), { concurrency, seconds });
+  results.appliance.push(a.rps);
+  results.p99a.push(a.p99);
+  results.bare.push(b.rps);
+  results.p99b.push(b.p99);
+}
+server.kill();
+bare.kill();
+const ra = median(results.appliance);
+const rb = median(results.bare);
+console.log(`GET /v1/jobs/{id}: ${rounds} rounds × ${seconds} s, ${concurrency} connections, ${cpus().length} cores (${cpus()[0]?.model}), bun ${Bun.version}`);
+console.log(
+  table([
+    { server: "clipyard (Elysia + auth + rate limit + SQLite)", "req/s (median)": Math.round(ra), "p99 ms (median)": median(results.p99a) },
+    { server: "bare Bun.serve, same body", "req/s (median)": Math.round(rb), "p99 ms (median)": median(results.p99b) },
+  ]),
+);
+console.log(`ratio clipyard / bare: ${(ra / rb).toFixed(2)} (target >= 0.5)`);
+process.exit(0);

@@ -1,0 +1,161 @@
+/**
+ * Scorers for the speech benchmark: word error rate and diarization error rate. Pure functions.
+ * WER: after lower-casing and stripping punctuation. DER: (missed + false alarm + confusion) / reference
+ * speech over the scored region, no collar, with the speaker mapping that maximises overlap.
+ */
+
+export function normalizeWords(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[’‘]/g, "'")
+    .replace(/[-–—/]/g, " ")
+    .replace(/[^\p{L}\p{N}' ]+/gu, " ")
+    .split(/\s+/)
+    .map((w) => w.replace(/^'+|'+$/g, ""))
+    .filter(Boolean);
+}
+
+export interface WerResult {
+  wer: number;
+  substitutions: number;
+  deletions: number;
+  insertions: number;
+  refWords: number;
+}
+
+/** Levenshtein alignment over normalised words. */
+export function wordErrorRate(reference: string, hypothesis: string): WerResult {
+  const r = normalizeWords(reference);
+  const h = normalizeWords(hypothesis);
+  const n = r.length;
+  const m = h.length;
+  // cost and operation counts per cell: [cost, sub, del, ins]
+  let prev = Array.from({ length: m + 1 }, (_, j) => [j, 0, 0, j]);
+  for (let i = 1; i <= n; i++) {
+    const cur: number[][] = [[i, 0, i, 0]];
+    for (let j = 1; j <= m; j++) {
+      const same = r[i - 1] === h[j - 1];
+      const diag = prev[j - 1]!;
+      const up = prev[j]!;
+      const left = cur[j - 1]!;
+      const options = [
+        [diag[0]! + (same ? 0 : 1), diag[1]! + (same ? 0 : 1), diag[2]!, diag[3]!],
+        [up[0]! + 1, up[1]!, up[2]! + 1, up[3]!],
+        [left[0]! + 1, left[1]!, left[2]!, left[3]! + 1],
+      ];
+      cur.push(options.reduce((a, b) => (b[0]! < a[0]! ? b : a)));
+    }
+    prev = cur;
+  }
+  const [cost, s, d, ins] = prev[m]!;
+  return { wer: n ? cost! / n : m ? 1 : 0, substitutions: s!, deletions: d!, insertions: ins!, refWords: n };
+}
+
+export interface Turn {
+  speaker: string;
+  start: number;
+  end: number;
+}
+
+/** RTTM "SPEAKER file chan start dur <NA> <NA> name ..." lines to turns. */
+export function parseRttm(text: string): Turn[] {
+  return text
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f[0] === "SPEAKER")
+    .map((f) => ({ speaker: f[7]!, start: Number(f[3]), end: Number(f[3]) + Number(f[4]) }));
+}
+
+/** UEM "file chan start end" lines to scored regions. */
+export function parseUem(text: string): Array<[number, number]> {
+  return text
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length >= 4)
+    .map((f) => [Number(f[2]), Number(f[3])] as [number, number]);
+}
+
+/** Speaker turns from labelled words: consecutive words of a speaker joined across pauses up to `bridge` seconds. */
+export function turnsFromWords(words: Array<{ speaker: string; start: number; end: number }>, bridge = 0.5): Turn[] {
+  const out: Turn[] = [];
+  for (const w of words) {
+    const last = out[out.length - 1];
+    if (last && last.speaker === w.speaker && w.start - last.end <= bridge) last.end = Math.max(last.end, w.end);
+    else out.push({ speaker: w.speaker, start: w.start, end: w.end });
+  }
+  return out;
+}
+
+/** Best one-to-one mapping of hypothesis to reference speakers by total overlap (exhaustive; few speakers). */
+function bestMapping(overlap: number[][]): number[] {
+  const nh = overlap.length;
+  const nr = overlap[0]?.length ?? 0;
+  let best = -1;
+  let bestMap: number[] = new Array(nh).fill(-1);
+  const map: number[] = new Array(nh).fill(-1);
+  const used = new Array<boolean>(nr).fill(false);
+  const go = (h: number, acc: number) => {
+    if (h === nh) {
+      if (acc > best) {
+        best = acc;
+        bestMap = [...map];
+      }
+      return;
+    }
+    map[h] = -1;
+    go(h + 1, acc);
+    for (let r = 0; r < nr; r++) {
+      if (used[r]) continue;
+      used[r] = true;
+      map[h] = r;
+      go(h + 1, acc + overlap[h]![r]!);
+      used[r] = false;
+      map[h] = -1;
+    }
+  };
+  go(0, 0);
+  return bestMap;
+}
+
+export interface DerResult {
+  der: number;
+  missed: number;
+  falseAlarm: number;
+  confusion: number;
+  refSpeech: number;
+  refSpeakers: number;
+  hypSpeakers: number;
+}
+
+/** Frame-based DER at `step` seconds resolution. Overlapping reference speech counts once per speaker. */
+export function diarizationErrorRate(reference: Turn[], hypothesis: Turn[], scored?: Array<[number, number]>, step = 0.01): DerResult {
+  const end = Math.max(0, ...reference.map((t) => t.end), ...hypothesis.map((t) => t.end));
+  const regions = scored ?? [[0, end]];
+  const refNames = [...new Set(reference.map((t) => t.speaker))];
+  const hypNames = [...new Set(hypothesis.map((t) => t.speaker))];
+  const frames: Array<{ r: number[]; h: number[] }> = [];
+  for (const [a, b] of regions) {
+    for (let t = a + step / 2; t < b; t += step) {
+      const r = refNames.map((_, i) => i).filter((i) => reference.some((x) => x.speaker === refNames[i] && x.start <= t && t < x.end));
+      const h = hypNames.map((_, i) => i).filter((i) => hypothesis.some((x) => x.speaker === hypNames[i] && x.start <= t && t < x.end));
+      frames.push({ r, h });
+    }
+  }
+  const overlap = hypNames.map(() => new Array<number>(refNames.length).fill(0));
+  for (const f of frames) for (const h of f.h) for (const r of f.r) overlap[h]![r]! += step;
+  const map = hypNames.length && refNames.length ? bestMapping(overlap) : [];
+  let missed = 0;
+  let fa = 0;
+  let conf = 0;
+  let refSpeech = 0;
+  for (const f of frames) {
+    const nr = f.r.length;
+    const nh = f.h.length;
+    const correct = f.h.filter((h) => map[h] !== undefined && map[h]! >= 0 && f.r.includes(map[h]!)).length;
+    refSpeech += nr * step;
+    missed += Math.max(0, nr - nh) * step;
+    fa += Math.max(0, nh - nr) * step;
+    conf += (Math.min(nr, nh) - correct) * step;
+  }
+  return { der: refSpeech ? (missed + fa + conf) / refSpeech : 0, missed, falseAlarm: fa, confusion: conf, refSpeech, refSpeakers: refNames.length, hypSpeakers: hypNames.length };
+}

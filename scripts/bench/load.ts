@@ -1,0 +1,42 @@
+/** A small closed-loop HTTP load generator: `concurrency` workers, each sending back to back. */
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+export async function runLoad(next: (i: number) => Request, opts: { concurrency: number; seconds: number }): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let i = 0;
+  const end = performance.now() + opts.seconds * 1000;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: opts.concurrency }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        const res = await fetch(next(i++));
+        await res.arrayBuffer();
+        if (res.status !== 200) errors++;
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+  return { requests: latencies.length, errors, seconds, rps: latencies.length / seconds, p50: q(0.5), p99: q(0.99) };
+}
+
+export function table(rows: Record<string, string | number>[]): string {
+  const cols = Object.keys(rows[0]!);
+  const cell = (v: string | number) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v);
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]!).length)));
+  const line = (vals: string[]) => "| " + vals.map((v, j) => v.padEnd(widths[j]!)).join(" | ") + " |";
+  return [line(cols), line(widths.map((w) => "-".repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]!))))].join("\n");
+}
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

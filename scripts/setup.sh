@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Idempotent setup for a fresh Debian/Ubuntu machine with Node/npm: Bun (from npm), the project's
+# packages, system tools (ffmpeg …) and each component's own setup under scripts/setup/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+BUN_VERSION=1.4.5
+if ! command -v bun >/dev/null 2>&1 || [ "$(bun --version)" != "$BUN_VERSION" ]; then
+  log "installing bun $BUN_VERSION from npm"
+  npm install -g --no-fund --no-audit "bun@$BUN_VERSION" >&2
+fi
+
+log "installing packages (bun install)"
+bun install --frozen-lockfile >&2
+
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing ${missing[*]} (apt)"
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+export -f apt_install log
+
+# Tools every part of the appliance needs: ffmpeg/ffprobe for media, fonts for burned-in captions.
+apt_install ffmpeg fonts-dejavu-core
+
+for part in scripts/setup/*.sh; do
+  [ -e "$part" ] || continue
+  log "running $part"
+  bash "$part"
+done
+log "done"

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { ERRORS } from "./errors.ts";
+import { JobCreateSchema, JobListSchema, JobSchema } from "./schemas/job.ts";
+import { WalletSchema } from "./schemas/wallet.ts";
+
+/** OpenAPI 3.1 document generated from the same zod schemas that validate requests. */
+export function openApiDocument() {
+  const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+  const errorSchema = {
+    type: "object",
+    properties: {
+      error: {
+        type: "object",
+        properties: {
+          type: { type: "string" },
+          code: { type: "string", enum: Object.keys(ERRORS) },
+          message: { type: "string" },
+          param: { type: ["string", "null"] },
+          request_id: { type: "string" },
+        },
+        required: ["type", "code", "message", "param", "request_id"],
+      },
+    },
+    required: ["error"],
+  };
+  const errorResponse = { description: "Error envelope", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+  return {
+    openapi: "3.1.0",
+    info: { title: "clipyard API", version: "1" },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Wallet: json(WalletSchema), Error: errorSchema },
+    },
+    security: [{ bearer: [] }],
+    paths: {
+      "/v1/jobs": {
+        post: {
+          summary: "Submit a job",
+          parameters: [{ name: "Idempotency-Key", in: "header", schema: { type: "string", minLength: 8, maxLength: 255 } }],
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/JobCreate" } } } },
+          responses: { "202": { description: "Queued job", content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } } }, default: errorResponse },
+        },
+        get: {
+          summary: "List jobs, newest first",
+          parameters: [
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
+            { name: "starting_after", in: "query", schema: { type: "string" } },
+          ],
+          responses: { "200": { description: "List", content: { "application/json": { schema: { $ref: "#/components/schemas/JobList" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/jobs/{id}": {
+        get: {
+          summary: "Get a job",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "Job", content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/wallet": {
+        get: {
+          summary: "Wallet balance, holds, free jobs left and credit lots (extension; see docs/billing.md)",
+          responses: { "200": { description: "Wallet", content: { "application/json": { schema: { $ref: "#/components/schemas/Wallet" } } } }, default: errorResponse },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { AppContext } from "../../context.ts";
+import { submitJob } from "../../jobs/submit.ts";
+import { presentJob } from "../../jobs/present.ts";
+import { checkSourceUrl, type SourceType } from "../../jobs/source-url.ts";
+import { readJsonObject } from "../body.ts";
+import { ApiError, type ErrorCode } from "../errors.ts";
+import { guard } from "../guard.ts";
+import { JobCreateSchema } from "../schemas/job.ts";
+import { parseOrThrow } from "../validate.ts";
+
+function codeFor(param: string): ErrorCode {
+  if (param === "source.type") return "invalid_source_type";
+  if (param === "source.url") return "invalid_source_url";
+  if (param.startsWith("options.")) return "invalid_option";
+  return "invalid_body";
+}
+
+function idempotencyKey(request: Request): string | undefined {
+  const key = request.headers.get("idempotency-key");
+  if (key === null) return undefined;
+  if (key.length < 8 || key.length > 255) {
+    throw new ApiError("invalid_idempotency_key", "Idempotency-Key must be 8-255 characters.", "Idempotency-Key");
+  }
+  return key;
+}
+
+/** POST /v1/jobs — spec §4. */
+export async function createJob(ctx: AppContext, request: Request, headers: Record<string, string | number>, requestId: string) {
+  const principal = guard(ctx, request, headers);
+  const key = idempotencyKey(request);
+  const body = parseOrThrow(JobCreateSchema, await readJsonObject(request), codeFor);
+  const urlProblem = checkSourceUrl(body.source.type as SourceType, body.source.url, { allowHttp: ctx.config.allowHttp });
+  if (urlProblem) throw new ApiError("invalid_source_url", urlProblem, "source.url");
+  const { job, replayed } = submitJob(ctx.db, ctx.clock, principal, body, {
+    idempotencyKey: key,
+    requestId,
+    timeScale: ctx.config.timeScale,
+    effects: principal.env === "live" ? ctx.submitEffects : [],
+  });
+  if (replayed) headers["idempotent-replayed"] = "true";
+  else ctx.wakeScheduler();
+  return presentJob(job, ctx.present);
+}

@@ -1,0 +1,13 @@
+import type { AppContext } from "../../context.ts";
+import { presentJob } from "../../jobs/present.ts";
+import { getJob } from "../../jobs/store.ts";
+import { ApiError } from "../errors.ts";
+import { guard } from "../guard.ts";
+
+/** GET /v1/jobs/{id} — spec §4; other organisations' ids are not_found, never forbidden. */
+export function getJobRoute(ctx: AppContext, request: Request, headers: Record<string, string | number>, id: string) {
+  const principal = guard(ctx, request, headers);
+  const row = getJob(ctx.db, principal.orgId, id);
+  if (!row) throw new ApiError("not_found", `No job ${id}.`, "id");
+  return presentJob(row, ctx.present);
+}

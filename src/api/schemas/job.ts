@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { CAPTION_STYLES } from "../../pipeline/captions.ts";
+import { SOURCE_TYPES } from "../../jobs/source-url.ts";
+import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../../pipeline/highlights.ts";
+
+// The highlight stage owns its option bounds; the API takes them without defaults, so options echo
+// exactly what the caller sent.
+const clip = HighlightOptionsFields.shape;
+
+/**
+ * The Job resource and its submission body: one set of zod schemas drives request validation,
+ * TypeScript types, the OpenAPI document and the MCP tool schemas.
+ */
+
+export const JobOptionsSchema = z
+  .object({
+    include_trailer: z.boolean().optional().describe("Render a vertical 60-90 s highlights trailer (video sources)."),
+    caption_style: z.enum(CAPTION_STYLES).optional().describe(`Caption preset: ${CAPTION_STYLES.join(", ")}.`),
+    clip_count: clip.clip_count.unwrap().optional().describe(`Extension: number of clips, 1-10 (default ${DEFAULT_CLIP_COUNT}).`),
+    min_clip_seconds: clip.min_clip_seconds.unwrap().optional().describe(`Extension: shortest clip in seconds, 5-300 (default ${DEFAULT_MIN_CLIP_SECONDS}).`),
+    max_clip_seconds: clip.max_clip_seconds.unwrap().optional().describe(`Extension: longest clip in seconds, 10-600 (default ${DEFAULT_MAX_CLIP_SECONDS}).`),
+  })
+  .strict()
+  .refine(
+    (o) =>
+      clipWindowIsValid({ min_clip_seconds: o.min_clip_seconds ?? DEFAULT_MIN_CLIP_SECONDS, max_clip_seconds: o.max_clip_seconds ?? DEFAULT_MAX_CLIP_SECONDS }),
+    { message: CLIP_WINDOW_MESSAGE, path: ["min_clip_seconds"] },
+  );
+
+export const JobSourceSchema = z
+  .object({
+    type: z.enum(SOURCE_TYPES as [string, ...string[]]).describe("video_url or youtube_url"),
+    url: z.string().describe("HTTPS URL valid for the type"),
+  })
+  .strict();
+
+export const JobCreateSchema = z
+  .object({
+    source: JobSourceSchema,
+    options: JobOptionsSchema.optional(),
+  })
+  .strict();
+
+export type JobCreate = z.infer<typeof JobCreateSchema>;
+export type JobOptions = z.infer<typeof JobOptionsSchema>;
+
+export const ClipSchema = z.object({
+  id: z.string().describe("clip_ prefix"),
+  rank: z.number().int().describe("1 is best"),
+  category: z.string(),
+  hook: z.string(),
+  pull_quote: z.string(),
+  start_time: z.number(),
+  end_time: z.number(),
+  duration_seconds: z.number(),
+  rendered_urls: z.record(z.string(), z.string()).describe("linkedin: 9:16 MP4, x: 16:9 MP4"),
+  transcript_text: z.string(),
+  score: z.number().optional().describe("Extension: 0-100 highlight score"),
+  reason: z.string().optional().describe("Extension: why the clip ranks where it does"),
+});
+
+export const TranscriptSegmentSchema = z.object({
+  speaker: z.string(),
+  start: z.number(),
+  end: z.number(),
+  text: z.string(),
+});
+
+export const JobOutputSchema = z.object({
+  clips: z.array(ClipSchema),
+  trailer: z.object({ url: z.string(), duration_seconds: z.number() }).nullable().describe("null when no trailer was requested"),
+  guest_share_url: z.string(),
+  show_notes: z.string(),
+  transcript: z.array(TranscriptSegmentSchema),
+  warnings: z.array(z.string()).optional().describe("Extension: what could not be produced (a clip or the trailer that failed to render)"),
+  engine: z.record(z.string(), z.string()).optional().describe("Extension: engines and models that ran (asr, highlights, ffmpeg)"),
+});
+
+export const JobSchema = z.object({
+  id: z.string(),
+  object: z.literal("job"),
+  status: z.enum(["queued", "processing", "complete", "failed"]),
+  source: z.object({ type: z.string(), url: z.string() }),
+  options: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+  output: JobOutputSchema.nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  progress: z
+    .object({ stage: z.string(), percent: z.number() })
+    .optional()
+    .describe("Extension: present while processing"),
+  livemode: z.boolean().describe("Extension: true for live keys, false for sandbox"),
+});
+
+export type Job = z.infer<typeof JobSchema>;
+export type JobOutput = z.infer<typeof JobOutputSchema>;
+
+export const JobListSchema = z.object({
+  object: z.literal("list"),
+  has_more: z.boolean(),
+  data: z.array(JobSchema),
+});

@@ -1,0 +1,55 @@
+import { systemClock, type Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { AppContext } from "./context.ts";
+import { openDb } from "./db/client.ts";
+import { installationSecret } from "./db/settings.ts";
+import { SlidingWindowLimiter } from "./api/rate-limit.ts";
+import { buildApi } from "./api/app.ts";
+import { StagedLiveRunner } from "./jobs/live-runner.ts";
+import { SandboxRunner } from "./jobs/sandbox-runner.ts";
+import { Scheduler } from "./jobs/scheduler.ts";
+import { JobTransitions } from "./jobs/transitions.ts";
+import { livePipeline } from "./pipeline/live.ts";
+import { SecretBox } from "./secrets.ts";
+import { jobEventOutbox } from "./webhooks/events.ts";
+import { DeliveryWorker } from "./webhooks/worker.ts";
+import { Billing } from "./billing/service.ts";
+import { loadBillingConfig } from "./billing/config.ts";
+
+export interface Appliance {
+  ctx: AppContext;
+  scheduler: Scheduler;
+  api: ReturnType<typeof buildApi>;
+  deliveries: DeliveryWorker;
+}
+
+/** The composition root: builds every service once and wires them together. */
+export function buildAppliance(config: Config, clock: Clock = systemClock): Appliance {
+  const db = openDb(config.dataDir);
+  const shareSecret = installationSecret(db, "share_secret");
+  const transitions = new JobTransitions(db, clock, shareSecret);
+  const billing = new Billing(db, clock, loadBillingConfig());
+  let scheduler: Scheduler | undefined;
+  const policy = { allowPrivateNetwork: config.allowPrivateNetwork, allowHttp: config.allowHttp };
+  const present = { publicUrl: config.publicUrl, shareSecret };
+  const box = SecretBox.forDataDir(config.dataDir);
+  const deliveries = new DeliveryWorker(db, clock, box, policy, config.timeScale);
+  transitions.onTerminal(jobEventOutbox(db, clock, present, () => deliveries.wake()));
+  const ctx: AppContext = {
+    config,
+    db,
+    clock,
+    limiter: new SlidingWindowLimiter(clock),
+    present,
+    transitions,
+    submitEffects: [],
+    billing,
+    wakeScheduler: () => scheduler?.wake(),
+    webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
+  };
+  billing.install(transitions, ctx.submitEffects);
+  const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
+  const live = new StagedLiveRunner(config, transitions, livePipeline(config));
+  scheduler = new Scheduler(db, clock, transitions, sandbox, live, { workers: config.workers, timeScale: config.timeScale });
+  return { ctx, scheduler, deliveries, api: buildApi(ctx) };
+}

@@ -1,0 +1,127 @@
+import { accessSync, constants, existsSync, readFileSync, statfsSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../config.ts";
+import { openDb } from "../db/client.ts";
+import { detectEngine } from "../media/ffmpeg-engine.ts";
+import { ytdlpCommand, VENDORED_YTDLP } from "../media/youtube.ts";
+import { verifyFile } from "../models/checksum.ts";
+import { loadManifest } from "../models/manifest.ts";
+import { speechPython } from "../models/speech-runtime.ts";
+import { modelDir } from "../models/store.ts";
+import { verifyFaceModels } from "../models/face-detector.ts";
+
+type Status = "ok" | "warn" | "fail";
+interface Check {
+  name: string;
+  status: Status;
+  detail: string;
+  data?: Record<string, unknown>;
+}
+
+async function run(cmd: string[], env?: Record<string, string>): Promise<{ code: number; out: string }> {
+  try {
+    const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { code, out: (out || err).trim() };
+  } catch (e) {
+    return { code: 127, out: (e as Error).message };
+  }
+}
+
+function cpuFeatures(): string[] {
+  try {
+    const flags = /^flags\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.split(/\s+/) ?? [];
+    return ["sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni"].filter((f) => flags.includes(f));
+  } catch {
+    return [];
+  }
+}
+
+async function checks(): Promise<Check[]> {
+  const config = loadConfig();
+  const out: Check[] = [];
+
+  try {
+    const e = await detectEngine();
+    out.push({
+      name: "ffmpeg",
+      status: "ok",
+      detail: `${e.kind} ${e.ffmpeg} (${e.version.split(" ").slice(0, 3).join(" ")}); encoder ${e.encoder}; hardware listed: ${e.listedHardware.join(", ") || "none"}, working: ${e.workingHardware.join(", ") || "none"}`,
+      data: { ...e },
+    });
+  } catch (err) {
+    out.push({ name: "ffmpeg", status: "fail", detail: (err as Error).message });
+  }
+
+  const cpu = cpuFeatures();
+  const py = await run([speechPython(), "-c", "import ctranslate2, faster_whisper, onnxruntime; print(ctranslate2.__version__, faster_whisper.__version__, onnxruntime.__version__, ctranslate2.get_cuda_device_count())"]);
+  if (py.code === 0) {
+    const [ct2, fw, ort, gpus] = py.out.split(/\s+/);
+    out.push({
+      name: "speech runtime",
+      status: "ok",
+      detail: `faster-whisper ${fw} on CTranslate2 ${ct2} (${Number(gpus) > 0 ? `CUDA, ${gpus} GPU` : "CPU"}), onnxruntime ${ort}; CPU features: ${cpu.join(", ") || "none detected"}`,
+      data: { ctranslate2: ct2, faster_whisper: fw, onnxruntime: ort, cudaDevices: Number(gpus), cpuFeatures: cpu },
+    });
+  } else {
+    out.push({ name: "speech runtime", status: "fail", detail: `not usable (${py.out.split("\n").at(-1)}); run scripts/setup.sh` });
+  }
+
+  const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
+  out.push(gpu.code === 0 ? { name: "gpu", status: "ok", detail: gpu.out } : { name: "gpu", status: "ok", detail: "none (CPU only)" });
+
+  for (const m of loadManifest()) {
+    const dir = modelDir(m.name, config.modelsDir);
+    const problems: string[] = [];
+    for (const f of m.files) {
+      const path = join(dir, f.file);
+      if (!existsSync(path)) problems.push(`${f.file} missing`);
+      else {
+        const v = await verifyFile(path, f);
+        if (!v.ok) problems.push(`${f.file}: ${v.reason}`);
+      }
+    }
+    const status: Status = problems.length === 0 ? "ok" : m.optional ? "warn" : "fail";
+    out.push({
+      name: `model ${m.name}`,
+      status,
+      detail: problems.length ? `${problems.join("; ")} (run: clipyard models pull ${m.name})` : `checksum verified (${dir})`,
+    });
+  }
+  try {
+    out.push({ name: "model face detector", status: "ok", detail: `checksum verified (${verifyFaceModels(config.modelsDir)})` });
+  } catch (err) {
+    out.push({ name: "model face detector", status: "warn", detail: `${(err as Error).message}; 9:16 crops fall back to a centred layout` });
+  }
+
+  const yt = await run([...ytdlpCommand(config.ytdlpPath), "--version"], { PYTHONPATH: VENDORED_YTDLP });
+  out.push(yt.code === 0 ? { name: "yt-dlp", status: "ok", detail: yt.out } : { name: "yt-dlp", status: "warn", detail: "not installed: youtube_url jobs will fail with youtube_ingestion_failed" });
+
+  try {
+    const db = openDb(config.dataDir);
+    const integrity = (db.$client.query("PRAGMA quick_check").get() as { quick_check: string }).quick_check;
+    db.$client.close();
+    accessSync(config.dataDir, constants.W_OK);
+    const fs = statfsSync(config.dataDir);
+    const freeGb = (fs.bavail * fs.bsize) / 1e9;
+    out.push({
+      name: "data directory",
+      status: integrity === "ok" && freeGb > 2 ? "ok" : integrity === "ok" ? "warn" : "fail",
+      detail: `${config.dataDir}: database ${integrity}, ${freeGb.toFixed(1)} GB free`,
+    });
+  } catch (err) {
+    out.push({ name: "data directory", status: "fail", detail: `${config.dataDir}: ${(err as Error).message}` });
+  }
+  return out;
+}
+
+/** `clipyard doctor [--json]`: what this machine will run, and what is missing. */
+export default async function doctor(argv: string[]): Promise<number> {
+  const results = await checks();
+  if (argv.includes("--json")) process.stdout.write(JSON.stringify({ checks: results }, null, 2) + "\n");
+  else {
+    const mark = { ok: "✔", warn: "!", fail: "✘" };
+    for (const c of results) process.stdout.write(`${mark[c.status]} ${c.name.padEnd(24)} ${c.detail}\n`);
+  }
+  return results.some((c) => c.status === "fail") ? 1 : 0;
+}

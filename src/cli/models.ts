@@ -1,0 +1,59 @@
+import { loadConfig } from "../config.ts";
+import { verifyFile } from "../models/checksum.ts";
+import { loadManifest } from "../models/manifest.ts";
+import { pull } from "../models/pull.ts";
+import { fileState, modelDir, stampVerified } from "../models/store.ts";
+import { join } from "node:path";
+
+const USAGE = `usage:
+  clipyard models list [--verify]     models in the manifest: present? verified? size
+  clipyard models pull [NAME...]      fetch and verify (default: every non-optional model)
+`;
+
+const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+
+async function list(fullVerify: boolean): Promise<number> {
+  const { modelsDir } = loadConfig();
+  const rows = [["name", "present", "verified", "size", "licence", "needed"]];
+  for (const m of loadManifest()) {
+    const dir = modelDir(m.name, modelsDir);
+    let present = true;
+    let verified = true;
+    for (const f of m.files) {
+      let state = fileState(dir, f);
+      if (fullVerify && state !== "missing") {
+        const v = await verifyFile(join(dir, f.file), f);
+        state = v.ok ? "verified" : "unverified";
+        if (v.ok) stampVerified(dir, f.file, f);
+      }
+      present &&= state !== "missing";
+      verified &&= state === "verified";
+    }
+    const size = m.files.reduce((s, f) => s + f.size, 0);
+    rows.push([m.name, present ? "yes" : "no", verified ? "yes" : "no", mb(size), m.licence, m.optional ? "optional" : "required"]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) process.stdout.write(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd() + "\n");
+  return 0;
+}
+
+export default async function models(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "list") return list(rest.includes("--verify"));
+  if (sub === "pull") {
+    const names = rest.length ? rest : loadManifest().filter((m) => !m.optional).map((m) => m.name);
+    let failed = 0;
+    for (const name of names) {
+      try {
+        const dir = await pull(name);
+        process.stdout.write(`${name}: verified in ${dir}\n`);
+      } catch (e) {
+        failed++;
+        process.stderr.write(`${name}: ${e instanceof Error ? e.message : String(e)}\n`);
+      }
+    }
+    return failed ? 1 : 0;
+  }
+  process.stderr.write(USAGE);
+  return 2;
+}

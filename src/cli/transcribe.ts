@@ -1,0 +1,52 @@
+import { transcribeFile } from "../pipeline/transcribe.ts";
+import { formatTranscript } from "../pipeline/transcribe-segments.ts";
+
+const USAGE = `usage: clipyard transcribe FILE [--json] [--model NAME] [--language CODE|auto] [--speakers N] [--no-diarize]\n`;
+
+export default async function transcribe(argv: string[]): Promise<number> {
+  let file: string | undefined;
+  let json = false;
+  const opts: Parameters<typeof transcribeFile>[1] = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--json") json = true;
+    else if (a === "--model") opts.model = argv[++i];
+    else if (a === "--language") opts.language = argv[++i];
+    else if (a === "--speakers") opts.numSpeakers = Number(argv[++i]);
+    else if (a === "--no-diarize") opts.diarize = false;
+    else if (a === "-h" || a === "--help") {
+      process.stdout.write(USAGE);
+      return 0;
+    } else if (!a.startsWith("-") && !file) file = a;
+    else {
+      process.stderr.write(`unknown argument ${a}\n${USAGE}`);
+      return 2;
+    }
+  }
+  if (!file) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  let shown = -1;
+  const t = await transcribeFile(file, {
+    ...opts,
+    onProgress: (f) => {
+      const pct = Math.floor(f * 10) * 10;
+      if (pct > shown && process.stderr.isTTY) process.stderr.write(`\rtranscribing ${pct}%${pct === 100 ? "\n" : ""}`);
+      shown = Math.max(shown, pct);
+    },
+  });
+  if (json) {
+    const out = {
+      segments: t.segments.map(({ speaker, start, end, text }) => ({ speaker, start, end, text })),
+      words: t.words.map(({ word, start, end, speaker }) => ({ word, start, end, speaker })),
+      language: t.language,
+      speakerNames: t.speakerNames ?? {},
+      engine: t.engine,
+    };
+    process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  } else {
+    process.stdout.write(`language: ${t.language}   engine: ${t.engine}\n${formatTranscript(t.segments, t.speakerNames)}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,26 @@
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Db } from "./db/client.ts";
+import type { SlidingWindowLimiter } from "./api/rate-limit.ts";
+import type { PresentContext } from "./jobs/present.ts";
+import type { JobTransitions } from "./jobs/transitions.ts";
+import type { SubmitEffect } from "./jobs/submit.ts";
+import type { WebhookDeps } from "./webhooks/service.ts";
+import type { Billing } from "./billing/service.ts";
+
+/** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  limiter: SlidingWindowLimiter;
+  present: PresentContext;
+  transitions: JobTransitions;
+  /** Effects committed with every new job (billing holds for live jobs). */
+  submitEffects: SubmitEffect[];
+  webhooks: WebhookDeps;
+  /** Wallet, top-ups and receipts (src/billing/). */
+  billing: Billing;
+  /** Nudges the scheduler after a submission so sandbox timing does not wait for the next poll. */
+  wakeScheduler(): void;
+}

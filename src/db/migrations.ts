@@ -1,0 +1,209 @@
+/**
+ * Schema migrations, embedded as SQL so the compiled binary carries them. Append only: a migration
+ * that has shipped is never edited. `PRAGMA user_version` records how many have run.
+ * `src/db/schema.ts` mirrors the resulting tables for drizzle; test/unit/db-schema.test.ts checks
+ * that the two agree column by column.
+ */
+export const migrations: string[] = [
+  /* 1: organisations, keys, jobs, idempotency */ `
+  CREATE TABLE orgs (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    env TEXT NOT NULL CHECK (env IN ('live','test')),
+    secret_hash TEXT NOT NULL UNIQUE,
+    hint TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_org ON api_keys(org_id);
+  CREATE TABLE jobs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    env TEXT NOT NULL CHECK (env IN ('live','test')),
+    status TEXT NOT NULL CHECK (status IN ('queued','processing','complete','failed')),
+    source_type TEXT NOT NULL,
+    source_url TEXT NOT NULL,
+    options TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    completed_at INTEGER,
+    output TEXT,
+    error_code TEXT,
+    error_message TEXT,
+    run_after INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    progress TEXT,
+    share_token_hash TEXT UNIQUE,
+    request_id TEXT NOT NULL,
+    CHECK ((status = 'complete') = (output IS NOT NULL)),
+    CHECK ((status = 'failed') = (error_code IS NOT NULL))
+  );
+  CREATE INDEX jobs_org_seq ON jobs(org_id, seq);
+  CREATE INDEX jobs_due ON jobs(status, run_after);
+  CREATE TABLE idempotency_keys (
+    org_id TEXT NOT NULL,
+    env TEXT NOT NULL,
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    job_id TEXT NOT NULL REFERENCES jobs(id),
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (org_id, env, key)
+  );
+  CREATE TABLE settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+  /* 2: webhooks — endpoints, the event outbox, deliveries and their attempts */ `
+  CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret_enc TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active','disabled')),
+    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    disabled_at INTEGER,
+    deleted_at INTEGER
+  );
+  CREATE INDEX webhooks_org ON webhooks(org_id);
+  CREATE TABLE events (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    type TEXT NOT NULL,
+    job_id TEXT,
+    request_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    payload TEXT NOT NULL
+  );
+  CREATE TABLE deliveries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    webhook_id TEXT NOT NULL REFERENCES webhooks(id),
+    event_id TEXT NOT NULL REFERENCES events(id),
+    kind TEXT NOT NULL CHECK (kind IN ('event','test','replay')),
+    status TEXT NOT NULL CHECK (status IN ('pending','succeeded','failed')),
+    attempt_count INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    completed_at INTEGER,
+    last_error TEXT
+  );
+  CREATE INDEX deliveries_due ON deliveries(status, next_attempt_at);
+  CREATE INDEX deliveries_webhook ON deliveries(webhook_id, seq);
+  CREATE TABLE delivery_attempts (
+    delivery_id TEXT NOT NULL REFERENCES deliveries(id),
+    number INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    http_status INTEGER,
+    error TEXT,
+    PRIMARY KEY (delivery_id, number)
+  );
+  `,
+  /* 3: billing — wallet lots, holds, charges, ledger, top-ups,
+     receipts, Stripe event log, dashboard sign-in. Money is integer cents throughout. */ `
+  CREATE TABLE billing_profiles (
+    org_id TEXT PRIMARY KEY REFERENCES orgs(id),
+    billing_email TEXT
+  );
+  CREATE TABLE topups (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    provider TEXT NOT NULL CHECK (provider IN ('stripe','offline','grant')),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
+    status TEXT NOT NULL CHECK (status IN ('pending','paid','rejected')),
+    provider_ref TEXT UNIQUE,
+    note TEXT,
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER
+  );
+  CREATE INDEX topups_org ON topups(org_id, created_at);
+  CREATE TABLE credit_lots (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    topup_id TEXT NOT NULL UNIQUE REFERENCES topups(id),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
+    remaining_cents INTEGER NOT NULL CHECK (remaining_cents >= 0 AND remaining_cents <= amount_cents),
+    purchased_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX credit_lots_org ON credit_lots(org_id, expires_at);
+  CREATE TABLE billing_holds (
+    job_id TEXT PRIMARY KEY REFERENCES jobs(id),
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    kind TEXT NOT NULL CHECK (kind IN ('free','paid')),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents >= 0),
+    status TEXT NOT NULL CHECK (status IN ('active','captured','released')),
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER
+  );
+  CREATE INDEX billing_holds_active ON billing_holds(org_id, status);
+  CREATE TABLE job_charges (
+    job_id TEXT PRIMARY KEY REFERENCES jobs(id),
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    free INTEGER NOT NULL CHECK (free IN (0,1)),
+    price_cents INTEGER NOT NULL CHECK (price_cents >= 0),
+    charged_cents INTEGER NOT NULL CHECK (charged_cents >= 0),
+    uncollected_cents INTEGER NOT NULL DEFAULT 0 CHECK (uncollected_cents >= 0),
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX job_charges_org ON job_charges(org_id, free);
+  CREATE TABLE ledger_entries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    kind TEXT NOT NULL CHECK (kind IN ('credit','debit')),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents <> 0),
+    lot_id TEXT NOT NULL REFERENCES credit_lots(id),
+    job_id TEXT REFERENCES jobs(id),
+    topup_id TEXT REFERENCES topups(id),
+    created_at INTEGER NOT NULL,
+    CHECK ((kind = 'credit') = (amount_cents > 0)),
+    UNIQUE (job_id, lot_id)
+  );
+  CREATE INDEX ledger_entries_org ON ledger_entries(org_id, seq);
+  CREATE TABLE receipts (
+    id TEXT PRIMARY KEY,
+    number INTEGER NOT NULL UNIQUE,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    topup_id TEXT NOT NULL UNIQUE REFERENCES topups(id),
+    amount_cents INTEGER NOT NULL,
+    issued_at INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    email_to TEXT,
+    emailed_at INTEGER,
+    email_error TEXT
+  );
+  CREATE TABLE stripe_events (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    received_at INTEGER NOT NULL
+  );
+  CREATE TABLE dashboard_login_tokens (
+    token_hash TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER
+  );
+  CREATE TABLE dashboard_sessions (
+    id_hash TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    csrf_token TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
+];

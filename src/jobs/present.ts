@@ -1,0 +1,64 @@
+import { isoUtc } from "../clock.ts";
+import type { JobRow } from "../db/schema.ts";
+import type { Job } from "../api/schemas/job.ts";
+import { parseFileRef, type StoredOutput } from "./output.ts";
+import { shareToken } from "./share.ts";
+
+export interface PresentContext {
+  publicUrl: string;
+  shareSecret: string;
+}
+
+export function shareBaseUrl(ctx: PresentContext, jobId: string): string {
+  return `${ctx.publicUrl}/share/${shareToken(ctx.shareSecret, jobId)}`;
+}
+
+function fileUrl(base: string, ref: string): string {
+  const parsed = parseFileRef(ref);
+  if (!parsed) throw new Error(`bad stored file reference ${ref}`);
+  return `${base}/files/${parsed.name}`;
+}
+
+/** The API's Job object for a stored row: the single serializer used by GET, lists, webhooks and MCP. */
+export function presentJob(row: JobRow, ctx: PresentContext): Job {
+  const job: Job = {
+    id: row.id,
+    object: "job",
+    status: row.status,
+    source: { type: row.sourceType, url: row.sourceUrl },
+    options: JSON.parse(row.options),
+    created_at: isoUtc(row.createdAt),
+    completed_at: row.completedAt === null ? null : isoUtc(row.completedAt),
+    output: null,
+    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
+    livemode: row.env === "live",
+  };
+  if (row.status === "processing" && row.progress) job.progress = JSON.parse(row.progress);
+  if (row.status === "complete" && row.output) {
+    const out = JSON.parse(row.output) as StoredOutput;
+    const base = shareBaseUrl(ctx, row.id);
+    job.output = {
+      clips: out.clips.map((c) => ({
+        id: c.id,
+        rank: c.rank,
+        category: c.category,
+        hook: c.hook,
+        pull_quote: c.pull_quote,
+        start_time: c.start_time,
+        end_time: c.end_time,
+        duration_seconds: c.duration_seconds,
+        rendered_urls: Object.fromEntries(Object.entries(c.files).map(([dest, ref]) => [dest, fileUrl(base, ref)])),
+        transcript_text: c.transcript_text,
+        ...(c.score !== undefined ? { score: c.score } : {}),
+        ...(c.reason !== undefined ? { reason: c.reason } : {}),
+      })),
+      trailer: out.trailer ? { url: fileUrl(base, out.trailer.file), duration_seconds: out.trailer.duration_seconds } : null,
+      guest_share_url: base,
+      show_notes: out.show_notes,
+      transcript: out.transcript,
+      ...(out.warnings?.length ? { warnings: out.warnings } : {}),
+      ...(out.engine ? { engine: out.engine } : {}),
+    };
+  }
+  return job;
+}

@@ -1,0 +1,153 @@
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/client.ts";
+import type { JobRow } from "../db/schema.ts";
+import { newId } from "../ids.ts";
+import { log } from "../log.ts";
+import type { SandboxRunner } from "./sandbox-runner.ts";
+import { claimNextQueued, dueUnleasedProcessing, extendLease, nextWakeAt, releaseLeases, requeueExpiredLeases } from "./store.ts";
+import type { JobTransitions } from "./transitions.ts";
+import { failStalledJobs, STALL_BUDGET_MS } from "./watchdog.ts";
+
+/** Runs one live job to a terminal state; resolves when it is done (it makes the transition itself). */
+export interface LiveRunner {
+  run(job: JobRow, lease: Lease): Promise<void>;
+}
+
+export interface Lease {
+  owner: string;
+  /** Extends the lease and records progress; returns false when the job is no longer ours. */
+  heartbeat(progress?: { stage: string; percent: number }): boolean;
+  signal: AbortSignal;
+}
+
+export interface SchedulerOptions {
+  workers: number;
+  timeScale: number;
+  leaseMs?: number;
+  /** Upper bound on the sleep between ticks when nothing is due. */
+  maxIdleMs?: number;
+}
+
+/**
+ * Claims due jobs with a lease, hands them to the sandbox or live runner, runs the stall watchdog and
+ * requeues jobs whose worker died. `tick()` does one round synchronously with the injected clock, so
+ * tests drive it step by step; `start()` runs ticks on timers for the server.
+ */
+export class Scheduler {
+  readonly owner = newId("worker");
+  private readonly leaseMs: number;
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = true;
+  private closing = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly transitions: JobTransitions,
+    private readonly sandbox: SandboxRunner,
+    private readonly live: LiveRunner,
+    private readonly opts: SchedulerOptions,
+  ) {
+    this.leaseMs = opts.leaseMs ?? 60_000;
+  }
+
+  get activeLiveJobs(): number {
+    return this.running.size;
+  }
+
+  tick(): void {
+    const now = this.clock.now();
+    failStalledJobs(this.db, this.clock, this.transitions, STALL_BUDGET_MS * this.opts.timeScale);
+    const requeued = requeueExpiredLeases(this.db, now);
+    if (requeued.length) log.warn("requeued jobs whose lease lapsed", { jobs: requeued });
+    for (const job of dueUnleasedProcessing(this.db, now)) {
+      if (job.env === "test") this.guarded(job, () => this.sandbox.finish(job));
+    }
+    for (let job; (job = claimNextQueued(this.db, "test", this.owner, now, this.leaseMs)); ) {
+      const claimed = job;
+      this.guarded(claimed, () => this.sandbox.begin(claimed, this.owner));
+    }
+    while (!this.closing && this.running.size < this.opts.workers) {
+      const job = claimNextQueued(this.db, "live", this.owner, now, this.leaseMs);
+      if (!job) break;
+      this.startLive(job);
+    }
+  }
+
+  /** A job whose step throws fails cleanly instead of being retried on every tick. */
+  private guarded(job: JobRow, step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      log.error("job step failed", { job: job.id, error: String(err) });
+      this.transitions.fail(job.id, "analysis_failed", `Internal error: ${(err as Error).message}`, { from: ["queued", "processing"] });
+    }
+  }
+
+  private startLive(job: JobRow): void {
+    const controller = new AbortController();
+    const lease: Lease = {
+      owner: this.owner,
+      signal: controller.signal,
+      heartbeat: (progress) => {
+        const ok = extendLeaseFor(this.db, job.id, this.owner, this.clock.now() + this.leaseMs, progress);
+        if (!ok) controller.abort(new Error("lease lost"));
+        return ok;
+      },
+    };
+    const beat = setInterval(() => lease.heartbeat(), Math.max(1000, this.leaseMs / 4));
+    const done = this.live
+      .run(job, lease)
+      .catch((err) => log.error("live runner crashed", { job: job.id, error: String(err) }))
+      .finally(() => {
+        clearInterval(beat);
+        this.running.delete(job.id);
+        this.wake();
+      });
+    this.running.set(job.id, { controller, done });
+  }
+
+  /** Starts ticking: immediately, then whenever something is due (at most maxIdleMs apart). */
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      try {
+        this.tick();
+      } catch (err) {
+        log.error("scheduler tick failed", { error: String(err) });
+      }
+      if (this.stopped) return;
+      const next = nextWakeAt(this.db);
+      const idle = this.opts.maxIdleMs ?? 1000;
+      const delay = next === undefined ? idle : Math.max(0, Math.min(idle, next - this.clock.now()));
+      this.schedule(delay);
+    }, delayMs);
+  }
+
+  /**
+   * Graceful stop: no new claims; running live jobs are aborted and their leases released so the
+   * next start resumes them from their last checkpoint.
+   */
+  async stop(graceMs = 5000): Promise<void> {
+    this.stopped = true;
+    this.closing = true;
+    clearTimeout(this.timer);
+    for (const r of this.running.values()) r.controller.abort(new Error("shutting down"));
+    await Promise.race([Promise.all([...this.running.values()].map((r) => r.done)), Bun.sleep(graceMs)]);
+    releaseLeases(this.db, this.owner, this.clock.now());
+  }
+}
+
+function extendLeaseFor(db: Db, id: string, owner: string, until: number, progress?: { stage: string; percent: number }): boolean {
+  return extendLease(db, id, owner, until, progress ? JSON.stringify(progress) : undefined);
+}

@@ -1,0 +1,164 @@
+import { and, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { jobs, type JobRow } from "../db/schema.ts";
+import { camelRow, preparedOnce } from "../db/prepared.ts";
+
+/**
+ * One small function per SQL statement on the jobs table. Every state change is guarded by the
+ * state it expects (and by the lease owner where one applies), so a stale worker, the watchdog and
+ * a restarted process can never move a job twice or out of a terminal state.
+ */
+
+export type JobStatus = JobRow["status"];
+export type NewJob = Omit<JobRow, "seq" | "startedAt" | "completedAt" | "output" | "errorCode" | "errorMessage" | "leaseOwner" | "leaseExpiresAt" | "attempts" | "progress" | "shareTokenHash">;
+
+export function insertJob(db: Db, job: NewJob): JobRow {
+  return db.insert(jobs).values({ ...job, attempts: 0 }).returning().get();
+}
+
+const jobOfOrg = preparedOnce((db) => db.$client.query("SELECT * FROM jobs WHERE id = ? AND org_id = ?"));
+
+export function getJob(db: Db, orgId: string, id: string): JobRow | undefined {
+  return camelRow<JobRow>(jobOfOrg(db).get(id, orgId) as Record<string, unknown> | null);
+}
+
+export function getJobById(db: Db, id: string): JobRow | undefined {
+  return db.select().from(jobs).where(eq(jobs.id, id)).get();
+}
+
+export function getJobByShareHash(db: Db, hash: string): JobRow | undefined {
+  return db.select().from(jobs).where(eq(jobs.shareTokenHash, hash)).get();
+}
+
+/** Newest first; `afterSeq` is the cursor job's seq (exclusive). Fetches one extra row to tell has_more. */
+export function listJobs(db: Db, orgId: string, limit: number, afterSeq?: number): { rows: JobRow[]; hasMore: boolean } {
+  const where = afterSeq === undefined ? eq(jobs.orgId, orgId) : and(eq(jobs.orgId, orgId), lt(jobs.seq, afterSeq));
+  const rows = db.select().from(jobs).where(where).orderBy(desc(jobs.seq)).limit(limit + 1).all();
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+export function latestJob(db: Db, orgId: string): JobRow | undefined {
+  return db.select().from(jobs).where(eq(jobs.orgId, orgId)).orderBy(desc(jobs.seq)).limit(1).get();
+}
+
+/** queued -> processing for one due job, taking a lease. Returns the claimed row or undefined. */
+export function claimNextQueued(db: Db, env: "live" | "test", owner: string, now: number, leaseMs: number): JobRow | undefined {
+  const next = db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.status, "queued"), eq(jobs.env, env), lte(jobs.runAfter, now)))
+    .orderBy(jobs.runAfter, jobs.seq)
+    .limit(1)
+    .get();
+  if (!next) return undefined;
+  return db
+    .update(jobs)
+    .set({
+      status: "processing",
+      startedAt: sql`coalesce(${jobs.startedAt}, ${now})`,
+      leaseOwner: owner,
+      leaseExpiresAt: now + leaseMs,
+      attempts: sql`${jobs.attempts} + 1`,
+    })
+    .where(and(eq(jobs.id, next.id), eq(jobs.status, "queued")))
+    .returning()
+    .get();
+}
+
+/** Sandbox jobs wait in processing until their deterministic finish time (run_after). */
+export function setRunAfter(db: Db, id: string, owner: string, runAfter: number): boolean {
+  const res = db
+    .update(jobs)
+    .set({ runAfter, leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(jobs.id, id), eq(jobs.status, "processing"), eq(jobs.leaseOwner, owner)))
+    .returning({ id: jobs.id })
+    .all();
+  return res.length > 0;
+}
+
+/** Processing jobs with no lease whose run_after has come (sandbox finishes). */
+export function dueUnleasedProcessing(db: Db, now: number, limit = 50): JobRow[] {
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.status, "processing"), sql`${jobs.leaseOwner} IS NULL`, lte(jobs.runAfter, now)))
+    .orderBy(jobs.runAfter)
+    .limit(limit)
+    .all();
+}
+
+export function extendLease(db: Db, id: string, owner: string, until: number, progress?: string): boolean {
+  const res = db
+    .update(jobs)
+    .set(progress === undefined ? { leaseExpiresAt: until } : { leaseExpiresAt: until, progress })
+    .where(and(eq(jobs.id, id), eq(jobs.status, "processing"), eq(jobs.leaseOwner, owner)))
+    .returning({ id: jobs.id })
+    .all();
+  return res.length > 0;
+}
+
+/** Leased processing jobs whose lease lapsed (their worker died): back to queued to resume. */
+export function requeueExpiredLeases(db: Db, now: number): string[] {
+  return db
+    .update(jobs)
+    .set({ status: "queued", leaseOwner: null, leaseExpiresAt: null, runAfter: now, progress: null })
+    .where(and(eq(jobs.status, "processing"), sql`${jobs.leaseOwner} IS NOT NULL`, lt(jobs.leaseExpiresAt, now)))
+    .returning({ id: jobs.id })
+    .all()
+    .map((r) => r.id);
+}
+
+/** Releases this process's leases (graceful shutdown) so the next start resumes at once. */
+export function releaseLeases(db: Db, owner: string, now: number): number {
+  return db
+    .update(jobs)
+    .set({ status: "queued", leaseOwner: null, leaseExpiresAt: null, runAfter: now, progress: null })
+    .where(and(eq(jobs.status, "processing"), eq(jobs.leaseOwner, owner)))
+    .returning({ id: jobs.id })
+    .all().length;
+}
+
+/** Non-terminal jobs created before `createdBefore` (the watchdog's budget has run out). */
+export function overdueJobs(db: Db, createdBefore: number): JobRow[] {
+  return db
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.status, ["queued", "processing"]), lt(jobs.createdAt, createdBefore)))
+    .all();
+}
+
+/** Earliest time at which the scheduler has something to do, or undefined. */
+export function nextWakeAt(db: Db): number | undefined {
+  const row = db
+    .select({ t: sql<number | null>`min(${jobs.runAfter})` })
+    .from(jobs)
+    .where(sql`${jobs.status} = 'queued' OR (${jobs.status} = 'processing' AND ${jobs.leaseOwner} IS NULL)`)
+    .get();
+  return row?.t ?? undefined;
+}
+
+type Guard = { owner?: string | null; from: JobStatus[] };
+
+function guardWhere(id: string, guard: Guard) {
+  const conds = [eq(jobs.id, id), inArray(jobs.status, guard.from)];
+  if (guard.owner) conds.push(eq(jobs.leaseOwner, guard.owner));
+  return and(...conds);
+}
+
+export function markComplete(db: Db, id: string, output: string, shareTokenHash: string, now: number, guard: Guard): JobRow | undefined {
+  return db
+    .update(jobs)
+    .set({ status: "complete", output, completedAt: now, shareTokenHash, leaseOwner: null, leaseExpiresAt: null, progress: null })
+    .where(guardWhere(id, guard))
+    .returning()
+    .get();
+}
+
+export function markFailed(db: Db, id: string, code: string, message: string, now: number, guard: Guard): JobRow | undefined {
+  return db
+    .update(jobs)
+    .set({ status: "failed", errorCode: code, errorMessage: message, completedAt: now, leaseOwner: null, leaseExpiresAt: null, progress: null })
+    .where(guardWhere(id, guard))
+    .returning()
+    .get();
+}

@@ -1,0 +1,85 @@
+import { and, eq } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import { type Db, tx } from "../db/client.ts";
+import { idempotencyKeys, type JobRow } from "../db/schema.ts";
+import { ApiError } from "../api/errors.ts";
+import type { JobCreate } from "../api/schemas/job.ts";
+import { canonicalJson, newId, sha256Hex } from "../ids.ts";
+import { sandboxDurationSeconds, SANDBOX_QUEUED_SHARE } from "../sandbox/outcome.ts";
+import { getJobById, insertJob } from "./store.ts";
+
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+
+export interface Submitter {
+  orgId: string;
+  env: "live" | "test";
+}
+
+/**
+ * Work that must commit with a new live job (the billing hold); throwing an ApiError refuses the
+ * submission and nothing is written.
+ */
+export type SubmitEffect = (job: JobRow) => void;
+
+export interface SubmitResult {
+  job: JobRow;
+  replayed: boolean;
+}
+
+/**
+ * Creates a queued job, honouring the Idempotency-Key. One IMMEDIATE transaction: the key lookup,
+ * the job insert and the key record commit together, and the (org, env, key) primary key makes a
+ * second job for the same key impossible even if two requests raced.
+ */
+export function submitJob(
+  db: Db,
+  clock: Clock,
+  who: Submitter,
+  body: JobCreate,
+  opts: { idempotencyKey?: string; requestId: string; timeScale: number; effects?: SubmitEffect[] },
+): SubmitResult {
+  const requestHash = sha256Hex(canonicalJson(body));
+  return tx(db, () => {
+    const now = clock.now();
+    if (opts.idempotencyKey !== undefined) {
+      const where = and(
+        eq(idempotencyKeys.orgId, who.orgId),
+        eq(idempotencyKeys.env, who.env),
+        eq(idempotencyKeys.key, opts.idempotencyKey),
+      );
+      const prior = db.select().from(idempotencyKeys).where(where).get();
+      if (prior && prior.createdAt > now - IDEMPOTENCY_WINDOW_MS) {
+        if (prior.requestHash !== requestHash) {
+          throw new ApiError(
+            "idempotency_key_reused_with_different_body",
+            "This Idempotency-Key was used in the last 24 hours with a different request body.",
+          );
+        }
+        return { job: getJobById(db, prior.jobId)!, replayed: true };
+      }
+      if (prior) db.delete(idempotencyKeys).where(where).run();
+    }
+    const options = body.options ?? {};
+    const startDelayMs =
+      who.env === "test" ? Math.round(sandboxDurationSeconds(body.source, options) * SANDBOX_QUEUED_SHARE * 1000 * opts.timeScale) : 0;
+    const job = insertJob(db, {
+      id: newId("job"),
+      orgId: who.orgId,
+      env: who.env,
+      status: "queued",
+      sourceType: body.source.type,
+      sourceUrl: body.source.url,
+      options: JSON.stringify(options),
+      createdAt: now,
+      runAfter: now + startDelayMs,
+      requestId: opts.requestId,
+    });
+    for (const effect of opts.effects ?? []) effect(job);
+    if (opts.idempotencyKey !== undefined) {
+      db.insert(idempotencyKeys)
+        .values({ orgId: who.orgId, env: who.env, key: opts.idempotencyKey, requestHash, jobId: job.id, createdAt: now })
+        .run();
+    }
+    return { job, replayed: false };
+  });
+}

@@ -1,0 +1,63 @@
+import { mkdirSync } from "node:fs";
+import { extname, join } from "node:path";
+import type { Config } from "../config.ts";
+import { DownloadError, downloadToFile } from "../media/download.ts";
+import { MediaProbeError, probeMedia } from "../media/probe.ts";
+import { downloadYoutube, YoutubeError } from "../media/youtube.ts";
+import { PipelineError } from "./stage.ts";
+import type { MediaInfo } from "./types.ts";
+
+/**
+ * Acquisition: the source URL becomes a probed local file. video_url goes through the SSRF-safe
+ * downloader; youtube_url through yt-dlp; "file" (the CLI's `process`) is already local. Either way
+ * ffmpeg only ever reads a local file.
+ */
+export async function acquire(
+  source: { type: string; url: string },
+  dir: string,
+  config: Config,
+  opts: { signal?: AbortSignal; onProgress?(fraction: number): void } = {},
+): Promise<MediaInfo> {
+  mkdirSync(dir, { recursive: true });
+  let path: string;
+  if (source.type === "file") {
+    path = source.url;
+  } else if (source.type === "youtube_url") {
+    try {
+      path = await downloadYoutube(source.url, dir, {
+        ytdlpPath: config.ytdlpPath,
+        ffmpegPath: config.ffmpegPath,
+        maxBytes: config.maxMediaBytes,
+        maxSeconds: config.maxMediaSeconds,
+        signal: opts.signal,
+      });
+    } catch (err) {
+      throw new PipelineError("youtube_ingestion_failed", (err as Error).message);
+    }
+  } else {
+    const ext = (extname(new URL(source.url).pathname).toLowerCase().match(/^\.[a-z0-9]{2,4}$/)?.[0]) ?? ".media";
+    path = join(dir, `source${ext}`);
+    try {
+      await downloadToFile(source.url, path, {
+        policy: { allowPrivateNetwork: config.allowPrivateNetwork, allowHttp: config.allowHttp },
+        maxBytes: config.maxMediaBytes,
+        signal: opts.signal,
+        onProgress: (bytes, total) => total && opts.onProgress?.(bytes / total),
+      });
+    } catch (err) {
+      if (err instanceof DownloadError) throw new PipelineError("media_fetch_failed", (err as Error).message);
+      throw err;
+    }
+  }
+  let info: MediaInfo;
+  try {
+    info = await probeMedia(path, { requireAudio: true });
+  } catch (err) {
+    if (err instanceof MediaProbeError) throw new PipelineError("media_fetch_failed", err.message);
+    throw err;
+  }
+  if (info.durationSeconds > config.maxMediaSeconds) {
+    throw new PipelineError("media_fetch_failed", `the media lasts ${Math.round(info.durationSeconds)} s, over the ${config.maxMediaSeconds}-s limit (CLIPYARD_MAX_MEDIA_SECONDS)`);
+  }
+  return info;
+}

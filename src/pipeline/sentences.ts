@@ -1,0 +1,153 @@
+/**
+ * Splits a transcript's word stream into sentences that keep their word indices and timings, so a
+ * clip built from whole sentences starts and ends exactly on recognised words.
+ *
+ * Punctuation-based rather than a tokenizer's sentence splitter: whisper attaches punctuation to
+ * words ("there."), sometimes emits it as its own token (","), and mapping a tokenizer's offsets back
+ * onto words is where indices go wrong. Rules, in order:
+ *  - a speaker change always ends a sentence (a sentence never spans two speakers);
+ *  - "?" / "!" end a sentence; "." and "…" end one unless the word is a known abbreviation or the next
+ *    word starts in lower case (whisper capitalises sentence starts; "U.S. and" stays together);
+ *  - unpunctuated runs (music, some engines, LibriVox-style references) are cut at their longest
+ *    pause once they exceed MAX_WORDS / MAX_SECONDS, so boundaries still land on silence.
+ */
+import type { Word } from "./types.ts";
+
+export type SentenceBoundary = "punctuation" | "speaker_change" | "pause" | "end";
+
+export interface Sentence {
+  index: number;
+  /** Index into transcript.words of the first and last spoken word (inclusive). */
+  firstWord: number;
+  lastWord: number;
+  start: number;
+  end: number;
+  speaker: string;
+  text: string;
+  /** Why the sentence ended here. */
+  boundary: SentenceBoundary;
+}
+
+const MAX_WORDS = 45;
+const MAX_SECONDS = 18;
+
+const ABBREVIATIONS = new Set(
+  [
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "inc", "ltd", "co", "corp", "jan", "feb",
+    "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "no", "vol", "approx", "dept",
+    "e.g", "i.e", "u.s", "u.k", "a.m", "p.m", "mt", "ft", "gen", "gov", "sen", "rep", "rev",
+  ],
+);
+
+/** Non-speech annotations whisper writes instead of words: "[Music]", "(laughs)", "♪". */
+export function isAnnotation(token: string): boolean {
+  const t = token.trim();
+  return /^\[.*\]$/.test(t) || /^\(.*\)$/.test(t) || /^[♪♫*]+$/.test(t) || t === "";
+}
+
+const PURE_PUNCT = /^[.,!?;:…"'”’)\]}%-]+$/;
+const ATTACHING = /^(?:'(?:s|re|ve|ll|d|m|t)|n't)$/i;
+
+/** Joins recogniser tokens into readable text: no space before punctuation or clitics. */
+export function joinWords(tokens: string[]): string {
+  let out = "";
+  for (const raw of tokens) {
+    const t = raw.trim();
+    if (!t) continue;
+    if (out && !PURE_PUNCT.test(t) && !ATTACHING.test(t)) out += " ";
+    out += t;
+  }
+  return out;
+}
+
+function stripClosers(t: string): string {
+  return t.replace(/["'”’)\]}]+$/, "");
+}
+
+function endsSentence(token: string, next: string | undefined): boolean {
+  const t = stripClosers(token.trim());
+  if (/[?!]$/.test(t)) return true;
+  if (!/(?:\.|…)$/.test(t)) return false;
+  const bare = t.replace(/[.…]+$/, "").replace(/^["'“‘(]+/, "").toLowerCase();
+  if (t.endsWith(".") && !t.endsWith("..") && ABBREVIATIONS.has(bare)) return false;
+  // Single initials ("J. R. R. Tolkien") are not sentence ends; the pronoun ("Neither did I.") is.
+  if (/^[a-z]$/i.test(bare) && bare !== "i" && t.endsWith(".")) return false;
+  if (next === undefined) return true;
+  const n = next.trim().replace(/^["'“‘(]+/, "");
+  return !/^[a-z]/.test(n);
+}
+
+interface Run {
+  idx: number[];
+  boundary: SentenceBoundary;
+}
+
+/** Cuts an over-long unpunctuated run at its longest inter-word pause, recursively. */
+function splitLongRun(run: Run, words: Word[]): Run[] {
+  const { idx } = run;
+  const dur = words[idx[idx.length - 1]!]!.end - words[idx[0]!]!.start;
+  if (idx.length <= MAX_WORDS && dur <= MAX_SECONDS) return [run];
+  if (idx.length < 6) return [run];
+  let best = -1;
+  let bestGap = -Infinity;
+  // Keep at least 3 words each side so a cut never leaves a one-word fragment.
+  for (let k = 2; k < idx.length - 3; k++) {
+    const gap = words[idx[k + 1]!]!.start - words[idx[k]!]!.end;
+    if (gap > bestGap) {
+      bestGap = gap;
+      best = k;
+    }
+  }
+  if (best < 0) return [run];
+  const left: Run = { idx: idx.slice(0, best + 1), boundary: "pause" };
+  const right: Run = { idx: idx.slice(best + 1), boundary: run.boundary };
+  return [...splitLongRun(left, words), ...splitLongRun(right, words)];
+}
+
+export function splitSentences(words: Word[]): Sentence[] {
+  const runs: Run[] = [];
+  let current: number[] = [];
+  const spoken: number[] = [];
+  for (let i = 0; i < words.length; i++) if (!isAnnotation(words[i]!.word)) spoken.push(i);
+
+  for (let k = 0; k < spoken.length; k++) {
+    const i = spoken[k]!;
+    const w = words[i]!;
+    const nextIdx = spoken[k + 1];
+    const next = nextIdx === undefined ? undefined : words[nextIdx]!;
+    current.push(i);
+    // A token that is only punctuation belongs to the previous word; decide on the pair.
+    if (next && PURE_PUNCT.test(next.word.trim()) && next.speaker === w.speaker) continue;
+    let boundary: SentenceBoundary | null = null;
+    if (!next) boundary = "end";
+    else if (next.speaker !== w.speaker) boundary = "speaker_change";
+    else if (endsSentence(w.word, next.word)) boundary = "punctuation";
+    if (boundary) {
+      runs.push({ idx: current, boundary });
+      current = [];
+    }
+  }
+  if (current.length) runs.push({ idx: current, boundary: "end" });
+
+  const sentences: Sentence[] = [];
+  for (const run of runs.flatMap((r) => splitLongRun(r, words))) {
+    const tokens = run.idx.map((i) => words[i]!.word);
+    const text = joinWords(tokens);
+    if (!/[\p{L}\p{N}]/u.test(text)) continue;
+    // Timings come from real words, never from a stray punctuation token.
+    const real = run.idx.filter((i) => !PURE_PUNCT.test(words[i]!.word.trim()));
+    const first = real[0] ?? run.idx[0]!;
+    const last = real[real.length - 1] ?? run.idx[run.idx.length - 1]!;
+    sentences.push({
+      index: sentences.length,
+      firstWord: first,
+      lastWord: last,
+      start: words[first]!.start,
+      end: words[last]!.end,
+      speaker: words[first]!.speaker,
+      text,
+      boundary: run.boundary,
+    });
+  }
+  return sentences;
+}

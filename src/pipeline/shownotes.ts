@@ -1,0 +1,257 @@
+/**
+ * Markdown show notes from the full transcript and the chosen clips. Extractive: every line in the
+ * notes is either a sentence somebody said, a phrase taken from the transcript, or a count — nothing
+ * is invented, so the notes can be wrong only in emphasis, never in fact.
+ */
+import { analyzeTranscript, type EpisodeAnalysis } from "./highlights-analysis.ts";
+import type { NlpToken } from "./highlights-nlp.ts";
+import { nounPhrases } from "./topics.ts";
+import type { ClipPlan, Transcript } from "./types.ts";
+
+export interface ShowNotesOptions {
+  title?: string;
+  /** A precomputed analysis of the same transcript (shared with selectClips). */
+  analysis?: EpisodeAnalysis;
+  maxTakeaways?: number;
+}
+
+/** mm:ss, or h:mm:ss from one hour on (the form chapter markers in players accept). */
+export function formatTimestamp(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${String(m).padStart(2, "0")}:${ss}`;
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function listJoin(items: string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+const GENERIC = new Set([
+  "thing", "things", "lot", "way", "time", "people", "guy", "kind", "stuff", "bit", "year", "years", "day", "days",
+  "week", "month", "months", "morning", "night", "percent", "question", "show", "guest", "today", "everyone", "someone",
+]);
+
+/** Most frequent noun phrases of the episode, longer phrases weighted up. */
+export function episodeKeyphrases(a: EpisodeAnalysis, n: number): string[] {
+  const counts = new Map<string, { n: number; text: string }>();
+  for (const p of nounPhrases(a.nlp)) {
+    const k = p.text.toLowerCase();
+    if (GENERIC.has(k)) continue;
+    const e = counts.get(k) ?? { n: 0, text: p.text };
+    if (p.proper) e.text = p.text;
+    e.n++;
+    counts.set(k, e);
+  }
+  return [...counts.entries()]
+    .map(([k, e]) => ({ k, text: e.text, s: e.n * (1 + 0.5 * Math.min(2, k.split(" ").length - 1)) }))
+    .filter((e) => e.s >= 2 || counts.size < 10)
+    .sort((x, y) => y.s - x.s)
+    .slice(0, n)
+    .map((e) => e.text);
+}
+
+function speakerName(t: Transcript, label: string): string {
+  return t.speakerNames?.[label] ?? label;
+}
+
+interface SpeakerStat {
+  label: string;
+  seconds: number;
+  turns: number;
+}
+
+function speakerStats(t: Transcript): SpeakerStat[] {
+  const by = new Map<string, SpeakerStat>();
+  for (const seg of t.segments) {
+    const s = by.get(seg.speaker) ?? { label: seg.speaker, seconds: 0, turns: 0 };
+    s.seconds += Math.max(0, seg.end - seg.start);
+    s.turns++;
+    by.set(seg.speaker, s);
+  }
+  return [...by.values()].sort((x, y) => y.seconds - x.seconds);
+}
+
+/** A sentence that reads on its own in a list: a statement, not too short or long, not pointing back. */
+function standalone(a: EpisodeAnalysis, i: number): boolean {
+  const f = a.features[i]!;
+  return !f.question && f.dangling !== "hard" && !f.continuation && f.words >= 7 && f.words <= 35 && f.fillers <= 1;
+}
+
+function cleanLead(text: string): string {
+  return cap(text.replace(/^(?:so|and|but|well|yeah|okay|oh|um|uh),?\s+/i, ""));
+}
+
+function takeaways(a: EpisodeAnalysis, max: number): number[] {
+  const value = (i: number) => {
+    const f = a.features[i]!;
+    const lesson = Math.min(1, f.insight * 0.5 + f.advice * 0.5 + f.hotTake * 0.4 + f.quantities * 0.3 + f.contrast * 0.2);
+    return lesson * 0.6 + a.interest[i]! * 0.3 + a.centrality[i]! * 0.1;
+  };
+  const isLesson = (i: number) => {
+    const f = a.features[i]!;
+    return f.insight + f.advice + f.hotTake + f.quantities > 0;
+  };
+  const pool = a.sentences.map((_, i) => i).filter((i) => standalone(a, i) && isLesson(i) && value(i) > 0.35);
+  // One per chapter first, so the list covers the episode rather than its loudest stretch.
+  const picked: number[] = [];
+  for (const c of a.chapters) {
+    const best = pool.filter((i) => i >= c.firstSentence && i <= c.lastSentence).sort((x, y) => value(y) - value(x))[0];
+    if (best !== undefined) picked.push(best);
+  }
+  for (const i of [...pool].sort((x, y) => value(y) - value(x))) {
+    if (picked.length >= max) break;
+    if (!picked.includes(i)) picked.push(i);
+  }
+  return picked
+    .sort((x, y) => value(y) - value(x))
+    .slice(0, max)
+    .sort((x, y) => x - y);
+}
+
+function summary(t: Transcript, a: EpisodeAnalysis, keyphrases: string[]): string {
+  const first = a.sentences[0]!;
+  const last = a.sentences[a.sentences.length - 1]!;
+  const minutes = Math.max(1, Math.round((last.end - first.start) / 60));
+  const speakers = speakerStats(t).map((s) => speakerName(t, s.label));
+  const who = speakers.length === 1 ? speakers[0]! : speakers.length <= 3 ? listJoin(speakers) : `${speakers.length} speakers`;
+  const verb = speakers.length === 1 ? "talks" : "talk";
+  const topics = keyphrases.slice(0, 3);
+  const opening = topics.length
+    ? `In this ${minutes}-minute episode, ${who} ${verb} about ${listJoin(topics)}.`
+    : `In this ${minutes}-minute episode, ${who} ${verb}.`;
+  // The sentence closest to the episode as a whole, then the most substantive one elsewhere.
+  const candidates = a.sentences.map((_, i) => i).filter((i) => standalone(a, i));
+  const byCentral = [...candidates].sort((x, y) => a.centrality[y]! * (0.5 + a.interest[y]!) - a.centrality[x]! * (0.5 + a.interest[x]!));
+  const chosen = byCentral.slice(0, 2).sort((x, y) => x - y);
+  const quoted = chosen.map((i) => `${speakerName(t, a.sentences[i]!.speaker)}: “${a.sentences[i]!.text}”`);
+  return [opening, ...quoted.map((q) => q.replace(/”$/, "”"))].join(" ");
+}
+
+function findSentence(a: EpisodeAnalysis, clip: ClipPlan): number | null {
+  const needle = clip.pull_quote.replace(/…$/, "");
+  for (let i = 0; i < a.sentences.length; i++) {
+    const s = a.sentences[i]!;
+    if (s.start >= clip.start_time - 0.01 && s.end <= clip.end_time + 0.01 && s.text.startsWith(needle)) return i;
+  }
+  return null;
+}
+
+const ORG_SUFFIX = /\b(?:Inc|Corp|Corporation|LLC|Ltd|Company|University|College|Institute|Bakery|Labs?|Foundation|Group|Bank|School|Hospital|Records|Press|Studios?|Podcast|Times|News)\b\.?$/;
+
+const CALENDAR = new Set([
+  "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april",
+  "may", "june", "july", "august", "september", "october", "november", "december", "okay", "oh", "hello", "yeah",
+]);
+
+interface Mentions {
+  names: string[];
+  organisations: string[];
+  resources: string[];
+}
+
+/** Capitalised proper-noun spans and wink's URL/email/hashtag/mention entities. */
+export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
+  const speakerWords = new Set(
+    Object.values(t.speakerNames ?? {})
+      .flatMap((n) => n.split(/\s+/))
+      .map((w) => w.toLowerCase()),
+  );
+  const counts = new Map<string, number>();
+  const add = (span: NlpToken[]) => {
+    if (span.length === 0) return;
+    const text = span.map((x) => x.text).join(" ");
+    if (span.every((x) => speakerWords.has(x.norm))) return;
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+  };
+  a.nlp.forEach((nlp) => {
+    let span: NlpToken[] = [];
+    let initial = true;
+    for (const tok of nlp.tokens) {
+      const proper =
+        tok.pos === "PROPN" && /^\p{Lu}[\p{L}\p{N}&.-]*[\p{L}\p{N}]$/u.test(tok.text) && tok.type === "word" && !CALENDAR.has(tok.norm);
+      // A capitalised word at the start of a sentence is only a name if it is part of a longer span.
+      if (proper) span.push({ ...tok, stop: initial });
+      else {
+        if (span.length > 1 || (span.length === 1 && !span[0]!.stop)) add(span);
+        span = [];
+      }
+      if (tok.type === "word") initial = false;
+    }
+    if (span.length > 1 || (span.length === 1 && !span[0]!.stop)) add(span);
+  });
+  const all = [...counts.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k);
+  const resources = new Set<string>();
+  for (const nlp of a.nlp) for (const e of nlp.entities) if (["URL", "EMAIL", "HASHTAG", "MENTION"].includes(e.type)) resources.add(e.value);
+  for (const s of a.sentences) {
+    for (const m of s.text.matchAll(/\b(?:on|at|follow us on|find us on)\s+(Instagram|YouTube|TikTok|Twitter|X|LinkedIn|Facebook|Substack|Patreon)\s+at\s+([\p{L}\p{N}_. ]{2,40}?)(?=[.,!?]|$)/gu)) {
+      resources.add(`${m[1]}: ${m[2]!.trim()}`);
+    }
+    for (const m of s.text.matchAll(/\b[\w-]+\.(?:com|org|net|io|co|fm|dev|ai)\b/g)) resources.add(m[0]);
+  }
+  return {
+    organisations: all.filter((x) => ORG_SUFFIX.test(x)),
+    names: all.filter((x) => !ORG_SUFFIX.test(x) && !["Instagram", "YouTube", "TikTok", "Twitter", "LinkedIn", "Facebook"].includes(x)),
+    resources: [...resources],
+  };
+}
+
+export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: ShowNotesOptions = {}): string {
+  const a = opts.analysis ?? analyzeTranscript(transcript);
+  if (a.sentences.length === 0) return `# ${opts.title ?? "Episode"}\n\nThis episode has no recognised speech.\n`;
+  const keyphrases = episodeKeyphrases(a, 6);
+  const stats = speakerStats(transcript);
+  const names = stats.map((s) => speakerName(transcript, s.label));
+  const title =
+    opts.title ??
+    (keyphrases.length
+      ? `${names.length > 1 && transcript.speakerNames ? listJoin(names.slice(0, 2)) + " on " : ""}${cap(listJoin(keyphrases.slice(0, 2)))}`
+      : "Episode notes");
+
+  const out: string[] = [`# ${title}`, "", summary(transcript, a, keyphrases), ""];
+
+  const take = takeaways(a, opts.maxTakeaways ?? 5);
+  if (take.length) {
+    out.push("## Key takeaways", "");
+    for (const i of take) out.push(`- ${cleanLead(a.sentences[i]!.text)}`);
+    out.push("");
+  }
+
+  out.push("## Chapters", "");
+  for (const c of a.chapters) out.push(`- ${formatTimestamp(c.start)} ${c.title}`);
+  out.push("");
+
+  const quotes: string[] = [];
+  const seen = new Set<string>();
+  for (const clip of [...clips].sort((x, y) => x.rank - y.rank)) {
+    const i = findSentence(a, clip);
+    if (i === null || seen.has(clip.pull_quote)) continue;
+    seen.add(clip.pull_quote);
+    const s = a.sentences[i]!;
+    quotes.push(`> “${clip.pull_quote}”`, `> — ${speakerName(transcript, s.speaker)}, ${formatTimestamp(s.start)}`, "");
+  }
+  if (quotes.length) out.push("## Notable quotes", "", ...quotes);
+
+  const m = mentions(transcript, a);
+  if (m.names.length || m.organisations.length || m.resources.length) {
+    out.push("## Mentioned", "");
+    if (m.names.length) out.push(`- People and places: ${m.names.slice(0, 15).join(", ")}`);
+    if (m.organisations.length) out.push(`- Organisations: ${m.organisations.slice(0, 10).join(", ")}`);
+    if (m.resources.length) out.push(`- Resources: ${m.resources.slice(0, 10).join(", ")}`);
+    out.push("");
+  }
+
+  const total = stats.reduce((x, s) => x + s.seconds, 0) || 1;
+  out.push("## Speakers", "");
+  for (const s of stats) {
+    const name = speakerName(transcript, s.label);
+    const label = name === s.label ? name : `${name} (${s.label})`;
+    out.push(`- ${label}: ${Math.round((100 * s.seconds) / total)}% of speaking time, ${s.turns} turn${s.turns === 1 ? "" : "s"}`);
+  }
+  out.push("");
+  return out.join("\n");
+}

@@ -1,0 +1,82 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { JobErrorCode } from "../api/errors.ts";
+
+/**
+ * The pipeline is a list of stages behind one interface. Each stage reads what earlier stages left in
+ * `ctx.state`, adds its own results, and reports progress. After every stage the state is
+ * checkpointed to the job's work folder, so a job interrupted by a crash resumes at the stage it was
+ * in rather than from the start.
+ */
+export interface StageContext<S = Record<string, unknown>> {
+  jobId: string;
+  workDir: string;
+  state: S;
+  /** Progress within the current stage, 0..1. */
+  report(fraction: number): void;
+  signal: AbortSignal;
+}
+
+export interface Stage<S = Record<string, unknown>> {
+  name: string;
+  /** Relative share of the whole pipeline's time, for the progress percentage. */
+  weight: number;
+  run(ctx: StageContext<S>): Promise<void>;
+}
+
+/** A failure with the job error code it maps to. Anything else thrown becomes analysis_failed. */
+export class PipelineError extends Error {
+  constructor(
+    readonly code: JobErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Checkpoint<S> {
+  done: string[];
+  state: S;
+}
+
+function readCheckpoint<S>(workDir: string): Checkpoint<S> | undefined {
+  const path = join(workDir, "checkpoint.json");
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Checkpoint<S>) : undefined;
+}
+
+function writeCheckpoint<S>(workDir: string, cp: Checkpoint<S>): void {
+  const path = join(workDir, "checkpoint.json");
+  writeFileSync(path + ".tmp", JSON.stringify(cp));
+  renameSync(path + ".tmp", path); // atomic replace: a crash leaves the old or the new, never half
+}
+
+export interface RunOptions<S> {
+  jobId: string;
+  workDir: string;
+  initialState: S;
+  signal: AbortSignal;
+  onProgress(stage: string, percent: number): void;
+}
+
+export async function runStages<S extends Record<string, unknown>>(stages: Stage<S>[], opts: RunOptions<S>): Promise<S> {
+  mkdirSync(opts.workDir, { recursive: true });
+  const cp = readCheckpoint<S>(opts.workDir) ?? { done: [], state: opts.initialState };
+  const total = stages.reduce((a, s) => a + s.weight, 0) || 1;
+  let before = 0;
+  for (const stage of stages) {
+    if (cp.done.includes(stage.name)) {
+      before += stage.weight;
+      continue;
+    }
+    opts.signal.throwIfAborted();
+    const base = before;
+    const report = (f: number) =>
+      opts.onProgress(stage.name, Math.min(100, Math.round(((base + stage.weight * Math.max(0, Math.min(1, f))) / total) * 100)));
+    report(0);
+    await stage.run({ jobId: opts.jobId, workDir: opts.workDir, state: cp.state, report, signal: opts.signal });
+    before += stage.weight;
+    cp.done.push(stage.name);
+    writeCheckpoint(opts.workDir, cp);
+  }
+  return cp.state;
+}

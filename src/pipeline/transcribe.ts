@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { decodeToSpeechWav, readPcm16Wav } from "../media/decode-audio.ts";
+import { probeMedia } from "../media/probe.ts";
+import { findModel } from "../models/manifest.ts";
+import { runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
+import { resolveModel } from "../models/store.ts";
+import { log } from "../log.ts";
+import { diarizeWords, speakerTimeline } from "./diarize.ts";
+import { detectSpeakerNames } from "./diarize-names.ts";
+import { segmentsFromWords } from "./transcribe-segments.ts";
+import type { Transcript, Word } from "./types.ts";
+import { speechRegions, totalSeconds, type Region } from "./vad.ts";
+
+/** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
+export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
+
+export interface TranscribeOptions {
+  /** Manifest name of the Whisper model; default CLIPYARD_ASR_MODEL or whisper-tiny.en. */
+  model?: string;
+  /** ISO code, or "auto" to detect (multilingual models only). */
+  language?: string;
+  threads?: number;
+  beamSize?: number;
+  /** Skip speaker labelling (every word gets "Speaker 1"). */
+  diarize?: boolean;
+  /** Known number of speakers; otherwise it is estimated. */
+  numSpeakers?: number;
+  onProgress?: (fraction: number) => void;
+  /** Wall and CPU time per stage, for benchmarks. */
+  onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
+  signal?: AbortSignal;
+}
+
+export class TranscriptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TranscriptionError";
+  }
+}
+
+interface AsrResult {
+  language: string;
+  language_probability: number;
+  duration: number;
+  words: Array<{ word: string; start: number; end: number; p: number }>;
+}
+
+/** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
+export async function transcribeFile(path: string, opts: TranscribeOptions = {}): Promise<Transcript> {
+  const progress = (f: number) => opts.onProgress?.(Math.max(0, Math.min(1, f)));
+  const modelName = opts.model ?? process.env.CLIPYARD_ASR_MODEL ?? DEFAULT_ASR_MODEL;
+  const model = findModel(modelName);
+  const modelPath = resolveModel(modelName);
+  const vadPath = resolveModel("silero-vad");
+  const englishOnly = modelName.endsWith(".en");
+  const language = englishOnly ? "en" : (opts.language ?? "auto");
+  if (englishOnly && opts.language && !["auto", "en"].includes(opts.language)) {
+    throw new TranscriptionError(`model ${modelName} only recognises English; pick a multilingual model (e.g. whisper-base) for '${opts.language}'`);
+  }
+
+  await probeMedia(path, { requireAudio: true });
+  const work = mkdtempSync(join(tmpdir(), "clipyard-asr-"));
+  try {
+    const wav = join(work, "speech.wav");
+    let t0 = performance.now();
+    const lap = () => {
+      const s = (performance.now() - t0) / 1000;
+      t0 = performance.now();
+      return s;
+    };
+    await decodeToSpeechWav(path, wav);
+    opts.onStats?.("decode", { wallSeconds: lap() });
+    progress(0.03);
+
+    let vad: { frame_seconds: number; probs: number[] } | undefined;
+    const vadUsage = await runWorker(["vad", "--vad-model", vadPath, "--audio", wav], (m) => {
+      if (m.vad) vad = m.vad as typeof vad;
+    }, opts.signal);
+    opts.onStats?.("vad", vadUsage);
+    if (!vad) throw new SpeechWorkerError("VAD worker returned no probabilities");
+    const audio = readPcm16Wav(readFileSync(wav));
+    const duration = audio.samples.length / audio.sampleRate;
+    const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
+    progress(0.08);
+    log.debug("speech regions", { count: regions.length, speechSeconds: totalSeconds(regions), duration });
+
+    let result: AsrResult | undefined;
+    const threads = opts.threads ?? Math.max(1, cpus().length);
+    if (regions.length) {
+      const asrUsage = await runWorker(
+        ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(regions), "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1)],
+        (m) => {
+          if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
+          if (m.result) result = m.result as AsrResult;
+        },
+        opts.signal,
+      );
+      if (!result) throw new SpeechWorkerError("ASR worker returned no result");
+      opts.onStats?.("asr", asrUsage);
+    }
+    progress(0.88);
+
+    const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    lap();
+    const speakers = opts.diarize === false || rawWords.length === 0 ? rawWords.map(() => "Speaker 1") : diarizeWords(audio.samples, audio.sampleRate, regions, rawWords, { numSpeakers: opts.numSpeakers });
+    opts.onStats?.("diarize", { wallSeconds: lap() });
+    const words: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+    const segments = segmentsFromWords(words);
+    const speakerNames = detectSpeakerNames(segments);
+    progress(1);
+    return {
+      language: result?.language ?? (language === "auto" ? "und" : language),
+      segments,
+      words,
+      speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
+      speakerTurns: speakerTimeline(regions, words),
+      engine: `faster-whisper/CTranslate2 ${model.name} int8 + silero-vad v5`,
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,159 @@
+import { inArray } from "drizzle-orm";
+import type { Elysia } from "elysia";
+import { createKey, listKeys, revokeKeyById } from "../../accounts/keys.ts";
+import { ApiError } from "../../api/errors.ts";
+import { parseUsd, formatUsd } from "../../billing/pricing.ts";
+import { billingEmail, getReceipt, listReceipts, listTopups, setBillingEmail } from "../../billing/topups.ts";
+import { listActiveHolds, listLedger, listLots, walletSummary } from "../../billing/wallet.ts";
+import type { AppContext } from "../../context.ts";
+import { jobCharges } from "../../db/schema.ts";
+import { presentJob } from "../../jobs/present.ts";
+import { listJobs } from "../../jobs/store.ts";
+import { page } from "../html.ts";
+import { frame, type Flash, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage } from "./pages.ts";
+import { dashboardRouter, html, readForm, redirect } from "./router.ts";
+import { clearedSessionCookie, endSession, redeemLoginToken, sessionCookie, SESSION_TTL_MS } from "./session.ts";
+
+/**
+ * The developer dashboard under /dashboard: wallet, top-ups, receipts, API keys and jobs of the
+ * signed-in organisation. GETs render; POSTs need the session cookie and the session's CSRF token,
+ * and answer with a redirect (post/redirect/get) except where a secret is shown once.
+ */
+export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
+  const secure = ctx.config.publicUrl.startsWith("https://");
+  const { view, action, frameFor } = dashboardRouter(app, ctx);
+  /**
+   * Post/redirect/get messages travel as a fixed code (plus a top-up id looked up in the session's
+   * organisation), never as text: a crafted link cannot make the dashboard say anything else.
+   */
+  const flashOf = (request: Request, orgId: string): Flash => {
+    const q = new URL(request.url).searchParams;
+    const code = q.get("flash");
+    const topup = q.get("topup") ? listTopups(ctx.db, orgId).find((t) => t.id === q.get("topup")) : undefined;
+    const receipt = topup ? listReceipts(ctx.db, orgId).find((r) => r.topupId === topup.id) : undefined;
+    const amount = topup ? formatUsd(topup.amountCents) : "The";
+    switch (code) {
+      case "topup_requested": return { notice: `Offline top-up of ${amount} requested; approve it once the payment has arrived.` };
+      case "topup_credited": return { notice: `Credited ${amount}; receipt #${receipt?.number ?? "?"} issued.` };
+      case "topup_already_credited": return { notice: `Already credited (receipt #${receipt?.number ?? "?"}).` };
+      case "topup_rejected": return { notice: `Top-up of ${amount} rejected.` };
+      case "topup_not_pending": return { error: "That top-up is not pending." };
+      case "key_revoked": return { notice: "Key revoked." };
+      case "key_not_found": return { error: "No such active key." };
+      case "email_saved": return { notice: "Receipts will be mailed to the billing email." };
+      case "email_cleared": return { notice: "Receipts will not be mailed." };
+      case "email_invalid": return { error: "That is not an email address." };
+      default: return {};
+    }
+  };
+  const back = (path: string, flash: string, topupId?: string) => redirect(`${path}?flash=${flash}${topupId ? `&topup=${encodeURIComponent(topupId)}` : ""}`);
+
+  // --- sign-in ---
+  app.get("/dashboard/login", ({ request }) => html(loginPage(new URL(request.url).searchParams.get("token"))));
+  app.post(
+    "/dashboard/login",
+    async ({ request }) => {
+      const token = (await readForm(request)).get("token") ?? "";
+      const redeemed = redeemLoginToken(ctx.db, ctx.clock, token);
+      if (!redeemed) return html(loginPage(null, "This sign-in link was already used, has expired or is not valid."), 400);
+      return redirect("/dashboard", { "set-cookie": sessionCookie(redeemed.sessionId, SESSION_TTL_MS, secure) });
+    },
+    { parse: "none" },
+  );
+  action("/dashboard/logout", (s) => {
+    endSession(ctx.db, s);
+    return html(page("Signed out · clipyard", "<h1>Signed out</h1>"), 200, { "set-cookie": clearedSessionCookie(secure) });
+  });
+
+  // --- wallet ---
+  view("/dashboard", (s, f) => {
+    const now = ctx.clock.now();
+    return walletPage(f, walletSummary(ctx.db, s.orgId, now), listActiveHolds(ctx.db, s.orgId), listLots(ctx.db, s.orgId), listLedger(ctx.db, s.orgId), now);
+  });
+
+  // --- top-ups ---
+  view("/dashboard/topup", (s, f, request) => {
+    const q = new URL(request.url).searchParams;
+    const checkout = q.get("checkout");
+    const flash = flashOf(request, s.orgId);
+    if (checkout === "success") flash.notice = "Payment received by Stripe. The credit appears as soon as Stripe confirms it to the appliance.";
+    if (checkout === "cancelled") flash.error = "Checkout cancelled; nothing was charged.";
+    return topupPage(f, ctx.billing.providers, listTopups(ctx.db, s.orgId), flash);
+  });
+  action("/dashboard/topup", async (s, form, _p, request) => {
+    const amountText = form.get("amount") ?? "";
+    const provider = form.get("provider");
+    try {
+      const cents = parseUsd(amountText) ?? -1;
+      if (provider === "stripe") {
+        const returnUrl = `${ctx.config.publicUrl}/dashboard/topup`;
+        return redirect(await ctx.billing.startStripeCheckout(s.orgId, cents, returnUrl));
+      }
+      if (provider === "offline") {
+        const topup = ctx.billing.requestOfflineTopup(s.orgId, cents);
+        return back("/dashboard/topup", "topup_requested", topup.id);
+      }
+      throw new ApiError("payment_provider_unavailable", "Choose a payment method.");
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return html(topupPage(frameFor(s, "/dashboard/topup"), ctx.billing.providers, listTopups(ctx.db, s.orgId), { error: err.message }, amountText), err.status);
+    }
+  });
+  action("/dashboard/topup/:id/approve", (s, _f, params) => {
+    try {
+      const { credited } = ctx.billing.approveOfflineTopup(s.orgId, params.id!);
+      return back("/dashboard/topup", credited ? "topup_credited" : "topup_already_credited", params.id);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return back("/dashboard/topup", "topup_not_pending");
+    }
+  });
+  action("/dashboard/topup/:id/reject", (s, _f, params) => {
+    const done = ctx.billing.rejectOfflineTopup(s.orgId, params.id!);
+    return done ? back("/dashboard/topup", "topup_rejected", params.id) : back("/dashboard/topup", "topup_not_pending");
+  });
+
+  // --- receipts ---
+  view("/dashboard/receipts", (s, f, request) => receiptsPage(f, listReceipts(ctx.db, s.orgId), billingEmail(ctx.db, s.orgId), flashOf(request, s.orgId)));
+  view("/dashboard/receipts/:id", (s, f, _r, params) => {
+    const r = getReceipt(ctx.db, s.orgId, params.id!);
+    return r ? receiptPage({ ...f, current: "/dashboard/receipts" }, r) : html(frame(f, "Not found", "<p>No such receipt.</p>"), 404);
+  });
+  action("/dashboard/billing-email", (s, form) => {
+    const email = (form.get("email") ?? "").trim();
+    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return back("/dashboard/receipts", "email_invalid");
+    setBillingEmail(ctx.db, s.orgId, email || null);
+    return back("/dashboard/receipts", email ? "email_saved" : "email_cleared");
+  });
+
+  // --- API keys ---
+  view("/dashboard/keys", (s, f, request) => keysPage(f, listKeys(ctx.db, s.orgId), undefined, flashOf(request, s.orgId)));
+  action("/dashboard/keys", (s, form) => {
+    const env = form.get("env") === "live" ? "live" : "test";
+    const { key } = createKey(ctx.db, s.orgId, env, ctx.clock);
+    // Answered directly, not redirected: the key must not travel in a URL or be re-shown on reload.
+    return html(keysPage(frameFor(s, "/dashboard/keys"), listKeys(ctx.db, s.orgId), { key, env }), 201);
+  });
+  action("/dashboard/keys/:id/revoke", (s, _f, params) => {
+    const done = revokeKeyById(ctx.db, s.orgId, params.id!, ctx.clock);
+    return back("/dashboard/keys", done ? "key_revoked" : "key_not_found");
+  });
+
+  // --- jobs ---
+  view("/dashboard/jobs", (s, f) => {
+    const { rows } = listJobs(ctx.db, s.orgId, 100);
+    const charges = new Map(
+      rows.length
+        ? ctx.db.select().from(jobCharges).where(inArray(jobCharges.jobId, rows.map((r) => r.id))).all().map((c) => [c.jobId, c])
+        : [],
+    );
+    return jobsPage(
+      f,
+      rows.map((row) => {
+        const c = charges.get(row.id);
+        const charge = row.env === "test" ? "sandbox (free)" : c ? (c.free ? "free tier" : formatUsd(c.chargedCents)) : row.status === "failed" ? "not charged" : "pending";
+        return { row, job: presentJob(row, ctx.present), charge };
+      }),
+    );
+  });
+}

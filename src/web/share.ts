@@ -1,0 +1,66 @@
+import { join } from "node:path";
+import type { AppContext } from "../context.ts";
+import { parseFileRef, outputFiles, type StoredOutput } from "../jobs/output.ts";
+import { shareTokenHash } from "../jobs/share.ts";
+import { getJobByShareHash } from "../jobs/store.ts";
+import { fixturePath } from "../sandbox/fixtures.ts";
+import { esc, fmtTime, page } from "./html.ts";
+import { serveFile } from "./files.ts";
+
+/** Where a job's rendered files live on disk. */
+export const jobOutputDir = (dataDir: string, jobId: string): string => join(dataDir, "jobs", jobId, "out");
+
+function findShared(ctx: AppContext, token: string) {
+  if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return undefined;
+  const job = getJobByShareHash(ctx.db, shareTokenHash(token));
+  return job && job.status === "complete" && job.output ? { job, output: JSON.parse(job.output) as StoredOutput } : undefined;
+}
+
+const notFound = () =>
+  new Response(page("Not found", "<h1>Not found</h1><p class=muted>This share link does not exist.</p>"), {
+    status: 404,
+    headers: { "content-type": "text/html; charset=utf-8" },
+  });
+
+/** GET /share/{token}: the guest page, every clip with a player and a download link. */
+export function sharePage(ctx: AppContext, token: string): Response {
+  const found = findShared(ctx, token);
+  if (!found) return notFound();
+  const { output } = found;
+  const title = output.title ?? "Episode clips";
+  const src = (ref: string) => `/share/${token}/files/${parseFileRef(ref)!.name}`;
+  const clips = output.clips
+    .map((c) => {
+      const vertical = c.files.linkedin ? src(c.files.linkedin) : undefined;
+      const wide = c.files.x ? src(c.files.x) : undefined;
+      return `<article class="card" data-clip="${esc(c.id)}">
+  <div><span class="tag">#${c.rank}</span><span class="tag">${esc(c.category)}</span><span class="muted">${fmtTime(c.start_time)}–${fmtTime(c.end_time)} · ${Math.round(c.duration_seconds)} s</span></div>
+  <video controls preload="metadata" playsinline src="${esc(vertical ?? wide ?? "")}"></video>
+  <p><strong>${esc(c.hook)}</strong></p>
+  <blockquote>${esc(c.pull_quote)}</blockquote>
+  ${vertical ? `<a class="btn" download href="${esc(vertical)}">Download 9:16</a>` : ""}${wide ? `<a class="btn" download href="${esc(wide)}">Download 16:9</a>` : ""}
+</article>`;
+    })
+    .join("\n");
+  const trailer = output.trailer
+    ? `<section class="card" style="margin-bottom:20px"><h2>Trailer</h2><video controls preload="metadata" playsinline src="${esc(src(output.trailer.file))}" style="max-width:360px"></video><br><a class="btn" download href="${esc(src(output.trailer.file))}">Download trailer</a></section>`
+    : "";
+  const body = `<header><p class="muted">Shared with you</p><h1>${esc(title)}</h1><p class="muted">${output.clips.length} clips ready to post. Play them here or download them.</p></header>
+${trailer}<section class="grid">${clips}</section>`;
+  return new Response(page(title, body), {
+    headers: { "content-type": "text/html; charset=utf-8", "referrer-policy": "no-referrer", "x-robots-tag": "noindex" },
+  });
+}
+
+/** GET /share/{token}/files/{name}: only files the job's output names, with Range support. */
+export function shareFile(ctx: AppContext, token: string, name: string, request: Request): Response {
+  const found = findShared(ctx, token);
+  if (!found) return notFound();
+  const ref = outputFiles(found.output).map(parseFileRef).find((r) => r?.name === name);
+  if (!ref) return notFound();
+  const path = ref.kind === "fixture" ? fixturePath(ref.name) : join(jobOutputDir(ctx.config.dataDir, found.job.id), ref.name);
+  return serveFile(path, request, {
+    "content-disposition": `inline; filename="${ref.name}"`,
+    "referrer-policy": "no-referrer",
+  });
+}

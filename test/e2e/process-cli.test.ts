@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { probeMedia } from "../../src/media/probe.ts";
+import { SHARED_MEDIA } from "../helpers/media-server.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "clipyard-process-"));
+const source = join(work, "interview.mp4");
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A 20 s two-person video from the real talking-head recordings: left, right, left, right speaking. */
+beforeAll(async () => {
+  const a = join(SHARED_MEDIA, "talking_head_a.mp4");
+  const b = join(SHARED_MEDIA, "talking_head_b.mp4");
+  const side = (i: number) => `[${i}:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1[v${i}]`;
+  await ffmpeg([
+    "-y", "-i", a, "-i", b,
+    "-filter_complex",
+    `${side(0)};${side(1)};[v0]split[l0][l1];[v1]split[r0][r1];` +
+      "[l0][l1]concat=n=2,setpts=N/25/TB[lv];[r0][r1]concat=n=2,setpts=N/25/TB[rv];" +
+      "color=c=0x202830:s=1920x1080:r=25:d=20[bg];[bg][lv]overlay=160:220:eof_action=repeat[bl];[bl][rv]overlay=1120:220:eof_action=repeat[v];" +
+      "[0:a]atrim=0:5,asetpts=PTS-STARTPTS,aresample=48000,asplit[a0][a2];[1:a]atrim=0:5,asetpts=PTS-STARTPTS,aresample=48000,asplit[a1][a3];" +
+      "[a0][a1][a2][a3]concat=n=4:v=0:a=1[a]",
+    "-map", "[v]", "-map", "[a]", "-t", "20", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "aac", source,
+  ]);
+}, 60_000);
+
+test("clipyard process writes clips in both formats, notes, transcript and job.json for a local video", async () => {
+  const out = join(work, "out");
+  const proc = Bun.spawn(["bun", "run", join(ROOT, "src/main.ts"), "process", source, "--out", out, "--clips", "1", "--min-seconds", "5", "--max-seconds", "20", "--caption-style", "boxed"], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stderr = await new Response(proc.stderr).text();
+  expect(await proc.exited).toBe(0);
+  expect(stderr).toMatch(/done in [\d.]+ s: 1 clips/);
+  const job = JSON.parse(readFileSync(join(out, "job.json"), "utf8"));
+  expect(job.clips).toHaveLength(1);
+  const clip = job.clips[0];
+  expect(clip.rank).toBe(1);
+  expect(clip.hook.length).toBeGreaterThan(0);
+  for (const [dest, size] of [["linkedin", [1080, 1920]], ["x", [1920, 1080]]] as const) {
+    const info = await probeMedia(join(out, clip.rendered_urls[dest]));
+    expect([info.width, info.height]).toEqual([...size]);
+    expect(info.hasAudio).toBe(true);
+    expect(info.durationSeconds).toBeCloseTo(clip.duration_seconds, 0);
+  }
+  expect(readFileSync(join(out, "notes.md"), "utf8")).toMatch(/^# /);
+  const transcript = JSON.parse(readFileSync(join(out, "transcript.json"), "utf8"));
+  expect(transcript.words.length).toBeGreaterThan(10);
+  expect(job.engine.ffmpeg).toContain("libx264");
+  expect(existsSync(join(out, ".clipyard-work"))).toBe(false);
+}, 180_000);
+
+test("clipyard process refuses bad options and missing files with a clear message", async () => {
+  const run = async (...args: string[]) => {
+    const p = Bun.spawn(["bun", "run", join(ROOT, "src/main.ts"), "process", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    return { code: await p.exited, err: await new Response(p.stderr).text() };
+  };
+  expect(await run(source, "--out", join(work, "x"), "--caption-style", "comic")).toMatchObject({ code: 2, err: expect.stringContaining("caption_style") });
+  expect(await run(join(work, "nope.mp4"), "--out", join(work, "x"))).toMatchObject({ code: 2, err: expect.stringContaining("no such file") });
+  expect((await run(source)).code).toBe(2);
+});
+
+test("clipyard doctor --json reports every check", async () => {
+  const p = Bun.spawn(["bun", "run", join(ROOT, "src/main.ts"), "doctor", "--json"], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, CLIPYARD_DATA_DIR: join(work, "data") } });
+  const report = JSON.parse(await new Response(p.stdout).text());
+  expect(await p.exited).toBe(0);
+  const names = report.checks.map((c: any) => c.name);
+  for (const n of ["ffmpeg", "speech runtime", "gpu", "model whisper-tiny.en", "model silero-vad", "yt-dlp", "data directory"]) expect(names).toContain(n);
+  expect(report.checks.find((c: any) => c.name === "ffmpeg").data.encoder).toBeString();
+}, 60_000);

@@ -1,0 +1,92 @@
+/**
+ * End to end on real recordings with the real models (installed and verified by scripts/setup/asr.sh).
+ * A missing model or runtime fails these tests with the error that says how to install it.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { transcribeFile } from "../../src/pipeline/transcribe.ts";
+import { diarizationErrorRate, parseRttm, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
+
+const MEDIA = join(import.meta.dir, "../../../shared/media");
+const SLOW = 120_000;
+
+describe("transcribeFile", () => {
+  test(
+    "jfk.wav: accurate words with sane timings",
+    async () => {
+      const progress: number[] = [];
+      const t = await transcribeFile(join(MEDIA, "jfk.wav"), { onProgress: (f) => progress.push(f) });
+      const ref = readFileSync(join(MEDIA, "jfk.ref.txt"), "utf8");
+      const hyp = t.words.map((w) => w.word).join(" ");
+      expect(wordErrorRate(ref, hyp).wer).toBeLessThan(0.12);
+      expect(t.language).toBe("en");
+      expect(t.words.length).toBeGreaterThan(15);
+      for (let i = 0; i < t.words.length; i++) {
+        const w = t.words[i]!;
+        expect(w.start).toBeGreaterThanOrEqual(0);
+        expect(w.end).toBeGreaterThanOrEqual(w.start);
+        expect(w.end).toBeLessThanOrEqual(11.1);
+        if (i) expect(w.start).toBeGreaterThanOrEqual(t.words[i - 1]!.start);
+      }
+      // "country" closes the quote in the last two seconds; "Americans" is spoken before 3 s.
+      const americans = t.words.find((w) => /americans/i.test(w.word))!;
+      expect(americans.start).toBeLessThan(3);
+      expect(t.words[t.words.length - 1]!.end).toBeGreaterThan(9);
+      expect(new Set(t.words.map((w) => w.speaker))).toEqual(new Set(["Speaker 1"]));
+      expect(t.segments.map((s) => s.text).join(" ")).toBe(hyp);
+      expect(progress[progress.length - 1]).toBe(1);
+      for (let i = 1; i < progress.length; i++) expect(progress[i]!).toBeGreaterThanOrEqual(progress[i - 1]!);
+    },
+    SLOW,
+  );
+
+  test(
+    "two_speakers_call.wav: two speakers found, named, and placed",
+    async () => {
+      const t = await transcribeFile(join(MEDIA, "two_speakers_call.wav"));
+      const speakers = new Set(t.words.map((w) => w.speaker));
+      expect(speakers).toEqual(new Set(["Speaker 1", "Speaker 2"]));
+      const der = diarizationErrorRate(parseRttm(readFileSync(join(MEDIA, "two_speakers_call.rttm"), "utf8")), t.speakerTurns!);
+      expect(der.der).toBeLessThan(0.3);
+      expect(Object.values(t.speakerNames ?? {}).sort()).toEqual(["Diane", "Sheila"]);
+      // turns alternate: the segment list has at least four speaker changes
+      let changes = 0;
+      for (let i = 1; i < t.segments.length; i++) if (t.segments[i]!.speaker !== t.segments[i - 1]!.speaker) changes++;
+      expect(changes).toBeGreaterThanOrEqual(4);
+    },
+    SLOW,
+  );
+
+  test(
+    "any media ffmpeg reads: an MP4 with AAC audio",
+    async () => {
+      const t = await transcribeFile(join(MEDIA, "talking_head_a.mp4"));
+      expect(t.words.length).toBeGreaterThan(3);
+      expect(t.segments.length).toBeGreaterThan(0);
+      expect(t.words.every((w) => w.end <= 8)).toBe(true);
+    },
+    SLOW,
+  );
+
+  test("a multilingual model detects the language", async () => {
+    const t = await transcribeFile(join(MEDIA, "jfk.wav"), { model: "whisper-base", diarize: false });
+    expect(t.language).toBe("en");
+    expect(t.engine).toContain("whisper-base");
+    expect(wordErrorRate(readFileSync(join(MEDIA, "jfk.ref.txt"), "utf8"), t.words.map((w) => w.word).join(" ")).wer).toBeLessThan(0.12);
+  }, SLOW);
+
+  test("silence gives an empty transcript, not an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clipyard-silence-"));
+    const path = join(dir, "silence.m4a");
+    expect(Bun.spawnSync(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anullsrc=r=44100:cl=stereo", "-t", "3", path]).exitCode).toBe(0);
+    const t = await transcribeFile(path);
+    expect(t.words).toEqual([]);
+    expect(t.segments).toEqual([]);
+  }, SLOW);
+
+  test("a file that does not exist fails with a clear error", async () => {
+    await expect(transcribeFile(join(MEDIA, "nope.wav"))).rejects.toThrow(/ffprobe could not read/);
+  });
+});

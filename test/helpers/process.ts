@@ -1,0 +1,60 @@
+import { spawn, type Subprocess } from "bun";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "../..");
+
+/** The appliance as a separate OS process, the way users and the conformance suite run it. */
+export class ServerProcess {
+  proc: Subprocess | undefined;
+  readonly env: Record<string, string>;
+
+  constructor(readonly port: number, env: Record<string, string> = {}, readonly dataDir = mkdtempSync(join(tmpdir(), "clipyard-proc-"))) {
+    this.env = { ...process.env, ...env, CLIPYARD_PORT: String(port), CLIPYARD_HOST: "127.0.0.1", CLIPYARD_DATA_DIR: dataDir } as Record<string, string>;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.proc = spawn(["bun", "run", join(ROOT, "src/main.ts"), "serve"], { env: this.env, cwd: ROOT, stdout: "ignore", stderr: "ignore" });
+    const end = Date.now() + 20_000;
+    while (Date.now() < end) {
+      try {
+        if ((await fetch(`${this.baseUrl}/healthz`)).ok) return;
+      } catch {}
+      await Bun.sleep(50);
+    }
+    throw new Error("server did not become healthy");
+  }
+
+  kill9(): Promise<number> {
+    this.proc!.kill("SIGKILL");
+    return this.proc!.exited;
+  }
+
+  async cli(...args: string[]): Promise<string> {
+    const p = spawn(["bun", "run", join(ROOT, "src/main.ts"), ...args], { env: this.env, cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const out = await new Response(p.stdout).text();
+    if ((await p.exited) !== 0) throw new Error(`cli ${args.join(" ")} failed: ${await new Response(p.stderr).text()}`);
+    return out.trim();
+  }
+
+  async api(method: string, path: string, key?: string, body?: unknown): Promise<any> {
+    const res = await fetch(this.baseUrl + path, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return res.json();
+  }
+}
+
+export function freePort(): number {
+  const s = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}

@@ -1,0 +1,97 @@
+import { describe, expect, test } from "bun:test";
+import { averageLinkage, cosineDistance } from "../../src/pipeline/diarize-cluster.ts";
+import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood } from "../../src/pipeline/diarize-gaussian.ts";
+import { pitchAt, semitones } from "../../src/pipeline/diarize-pitch.ts";
+import { labelByFirstAppearance, smoothLabels, speakerTimeline, speechChunks } from "../../src/pipeline/diarize.ts";
+import { mfcc } from "../../src/pipeline/diarize-features.ts";
+
+/** Deterministic pseudo-random numbers so the tests cannot flake. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+function gauss(r: () => number) {
+  return Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+}
+
+describe("clustering", () => {
+  test("average linkage separates two blobs and merges them last", () => {
+    const r = rng(1);
+    const pts = [
+      ...Array.from({ length: 10 }, () => Float64Array.from([1 + 0.1 * gauss(r), 0.1 * gauss(r), 0.1 * gauss(r)])),
+      ...Array.from({ length: 7 }, () => Float64Array.from([0.1 * gauss(r), 1 + 0.1 * gauss(r), 0.1 * gauss(r)])),
+    ];
+    const dist = pts.map((a) => pts.map((b) => cosineDistance(a, b)));
+    const tree = averageLinkage(dist);
+    const two = tree.labelsFor(2);
+    expect(new Set(two.slice(0, 10)).size).toBe(1);
+    expect(new Set(two.slice(10)).size).toBe(1);
+    expect(two[0]).not.toBe(two[10]);
+    expect(tree.merges[tree.merges.length - 1]).toBeGreaterThan(Math.max(...tree.merges.slice(0, -1)));
+    expect(new Set(tree.labelsFor(1)).size).toBe(1);
+    expect(new Set(tree.labelsFor(17)).size).toBe(17);
+  });
+
+  test("BIC says same source for one distribution and different for two", () => {
+    const r = rng(2);
+    const draw = (mu: number) => Array.from({ length: 400 }, () => [mu + gauss(r), gauss(r), mu / 2 + gauss(r)]);
+    const a = emptyStats(3);
+    const b = emptyStats(3);
+    const c = emptyStats(3);
+    draw(0).forEach((x) => addFrame(a, x));
+    draw(0).forEach((x) => addFrame(b, x));
+    draw(3).forEach((x) => addFrame(c, x));
+    expect(deltaBic(a, b, 1)).toBeLessThan(0);
+    expect(deltaBic(a, c, 1)).toBeGreaterThan(0);
+    const g = fitGaussian(a);
+    expect(logLikelihood(g, [0, 0, 0])).toBeGreaterThan(logLikelihood(g, [3, 0, 1.5]));
+  });
+
+  test("smoothing keeps a long run and ignores a one-word blip", () => {
+    const scores = [[1, 0], [1, 0], [0, 1.5], [1, 0], [1, 0], [0, 5], [0, 5], [0, 5]];
+    expect(smoothLabels(scores, 2)).toEqual([0, 0, 0, 0, 0, 1, 1, 1]);
+    expect(smoothLabels(scores, 0)).toEqual([0, 0, 1, 0, 0, 1, 1, 1]);
+  });
+
+  test("speakers are numbered by first appearance", () => {
+    expect(labelByFirstAppearance([4, 4, 1, 4, 7, 1])).toEqual(["Speaker 1", "Speaker 1", "Speaker 2", "Speaker 1", "Speaker 3", "Speaker 2"]);
+  });
+
+  test("speaker timeline splits speech regions at the pause between speakers", () => {
+    const w = (start: number, end: number, speaker: string) => ({ start, end, speaker });
+    const turns = speakerTimeline(
+      [[0, 5], [6, 8], [9, 10]],
+      [w(0.2, 1, "S1"), w(1.2, 2, "S1"), w(2.4, 3, "S2"), w(3, 4.8, "S2"), w(6.1, 7.5, "S2")],
+    );
+    expect(turns).toEqual([
+      { speaker: "S1", start: 0, end: 2.2 },
+      { speaker: "S2", start: 2.2, end: 5 },
+      { speaker: "S2", start: 6, end: 8 },
+    ]);
+  });
+
+  test("speech chunks join words across short pauses", () => {
+    expect(speechChunks([{ start: 0, end: 1 }, { start: 1.2, end: 2 }, { start: 3, end: 4 }])).toEqual([[0, 2], [3, 4]]);
+  });
+});
+
+describe("acoustic features", () => {
+  test("pitch of a synthetic voiced tone", () => {
+    const sr = 16000;
+    const x = Float32Array.from({ length: sr }, (_, i) => 0.5 * Math.sin((2 * Math.PI * 150 * i) / sr) + 0.25 * Math.sin((2 * Math.PI * 300 * i) / sr));
+    expect(semitones(pitchAt(x, sr, 0.5), 150)).toBeLessThan(0.6);
+    expect(pitchAt(new Float32Array(sr), sr, 0.5)).toBe(0);
+  });
+  test("MFCC frames every 10 ms, different for different spectra", () => {
+    const sr = 16000;
+    const low = Float32Array.from({ length: sr }, (_, i) => Math.sin((2 * Math.PI * 200 * i) / sr));
+    const high = Float32Array.from({ length: sr }, (_, i) => Math.sin((2 * Math.PI * 3000 * i) / sr));
+    const a = mfcc(low, sr);
+    const b = mfcc(high, sr);
+    expect(a.ceps.length).toBe(98);
+    expect(a.ceps[0]!.length).toBe(19);
+    let diff = 0;
+    for (let d = 0; d < 19; d++) diff += Math.abs(a.ceps[50]![d]! - b.ceps[50]![d]!);
+    expect(diff).toBeGreaterThan(10);
+  });
+});
