@@ -12,6 +12,8 @@ import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
 import { planSpeakerCrop } from "./crop.ts";
+import { ModelNotAvailableError } from "../models/store.ts";
+import { log } from "../log.ts";
 import { audiogramFilter, type AudiogramCard } from "./audiogram.ts";
 import type { MediaInfo, Word } from "./types.ts";
 
@@ -51,7 +53,15 @@ async function resolveCrop(req: RenderRequest): Promise<CropPath | undefined> {
   const needsCrop = source.hasVideo && format === "linkedin" && (source.width ?? 0) / (source.height ?? 1) > (9 / 16) * 1.05;
   if (!needsCrop || req.crop === "centre") return undefined;
   if (req.crop && req.crop !== "speaker") return req.crop;
-  return (await planSpeakerCrop(source, req.words, req.start, req.end)).path;
+  try {
+    return (await planSpeakerCrop(source, req.words, req.start, req.end)).path;
+  } catch (err) {
+    // Face models not pulled or not verified: say so and render the centred crop rather than fail
+    // the clip (`clipyard doctor` reports the same). Any other analysis failure is an error.
+    if (!(err instanceof ModelNotAvailableError)) throw err;
+    log.warn("face models unavailable: 9:16 uses a centred crop", { error: err.message });
+    return undefined;
+  }
 }
 
 export async function renderClip(req: RenderRequest): Promise<string> {
