@@ -3,12 +3,12 @@
  * captions and loudness normalisation in a single encode. The framing and filter-graph choices are
  * pure functions (render-graph.ts); this module runs ffmpeg.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
-import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
+import { CLIP_LOUDNESS, correctPlan, meterEbur128, planLoudness, type LoudnessPlan } from "../media/ffmpeg-loudness.ts";
 import { buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
 import { planSpeakerCrop } from "./crop.ts";
@@ -77,33 +77,42 @@ export async function renderClip(req: RenderRequest): Promise<string> {
   try {
     const assPath = join(work, "captions.ass");
     await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
-    // Face analysis and the loudness loop are independent: run them side by side.
-    const [crop, audio] = await Promise.all([
-      resolveCrop(req),
-      normalizeAudio(
-        req.source.path, { start: req.start, duration }, join(work, "audio.m4a"),
-        { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS,
-      ),
-    ]);
+    // Face analysis and loudness planning are independent: run them side by side.
+    const window = { start: req.start, duration };
+    const [crop, loudness] = await Promise.all([resolveCrop(req), planLoudness(req.source.path, window, CLIP_LOUDNESS)]);
     const boldFont = fontFile("DejaVuSans-Bold.ttf");
     const fontsDir = dirname(boldFont);
     const video = req.source.hasVideo
       ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
       : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, fontsDir, boldFont, suffix: enc.filterSuffix });
     const outPath = req.outPath ?? join(tmpdir(), `clipyard-${req.format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
+    const audioArgs = ["-c:a", "aac", "-b:a", `${q.audioBitrateKbps}k`, "-ar", "48000", "-ac", String(q.audioChannels)];
     await ffmpeg([
       "-y", ...enc.inputArgs,
       "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
-      "-i", audio.path,
-      "-filter_complex", video,
-      // The audio was normalised and checked as encoded AAC; copy it so what shipped is what was checked.
-      "-map", "[vout]", "-map", "1:a:0",
-      ...enc.args,
-      "-c:a", "copy",
+      "-filter_complex", `${video};[0:a:0]${loudness.filter}[aout]`,
+      "-map", "[vout]", "-map", "[aout]",
+      ...enc.args, ...audioArgs,
       "-t", duration.toFixed(3),
       "-movflags", "+faststart",
       outPath,
     ]);
+    // The delivered AAC is what must be in spec; when encoding moved it out, redo the audio only.
+    let plan: LoudnessPlan = loudness;
+    for (let attempt = 0; ; attempt++) {
+      const delivered = await meterEbur128(outPath);
+      const next = correctPlan(plan, delivered, CLIP_LOUDNESS);
+      if (!next) break;
+      if (attempt === 3) throw new Error(`clip loudness out of spec after corrections: ${delivered.integrated} LUFS, ${delivered.truePeak} dBTP`);
+      plan = next;
+      const fixed = join(work, "fixed.mp4");
+      await ffmpeg([
+        "-y", "-i", outPath, "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
+        "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-af", plan.filter, ...audioArgs,
+        "-t", duration.toFixed(3), "-movflags", "+faststart", fixed,
+      ]);
+      await rename(fixed, outPath);
+    }
     return outPath;
   } finally {
     await rm(work, { recursive: true, force: true });
