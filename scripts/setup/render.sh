@@ -23,19 +23,7 @@ fonts=$(fc-list)
 grep -q "DejaVu Sans" <<<"$fonts" || { echo "render setup: DejaVu Sans font not found by fontconfig" >&2; exit 1; }
 echo "render setup: ffmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3), espeak-ng, DejaVu fonts ok"
 
-# Face models for speaker-following crops come from the npm package @vladmandic/human (installed by
-# `bun install`); copy them into the models directory, where src/models/face-detector.ts checks
-# their sha256 against its manifest before loading.
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-MODELS_DIR="${CLIPYARD_MODELS_DIR:-$ROOT/models}"
-SRC="$ROOT/node_modules/@vladmandic/human/models"
-DEST="$MODELS_DIR/human-3.3.6"
-if [ -d "$SRC" ]; then
-  mkdir -p "$DEST"
-  for f in blazeface.json blazeface.bin facemesh.json facemesh.bin; do
-    cmp -s "$SRC/$f" "$DEST/$f" 2>/dev/null || cp "$SRC/$f" "$DEST/$f"
-  done
-  echo "render setup: face models in $DEST"
-else
-  echo "render setup: $SRC not found; run 'bun install' first for face-following crops" >&2
-fi
+# Face models for speaker-following crops (models/manifest.json "human-face"; fetched from the npm
+# package @vladmandic/human when the canonical URL is unreachable, and verified by checksum).
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+bun src/main.ts models pull human-face

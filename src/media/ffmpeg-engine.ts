@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { findNativeFfmpeg, runTool } from "./ffmpeg.ts";
+import { coreVersion, runWasm, wasmCoreAvailable, WASM_CORE_PACKAGE } from "./ffmpeg-wasm.ts";
 import { log } from "../log.ts";
 
 export const HARDWARE_ENCODERS = ["h264_nvenc", "h264_vaapi", "h264_qsv", "h264_videotoolbox"] as const;
@@ -12,7 +13,7 @@ export type H264Encoder = (typeof HARDWARE_ENCODERS)[number] | "libx264";
 
 export interface EngineInfo {
   kind: "native" | "wasm";
-  /** Binary path for native; package name for wasm. */
+  /** Binary path for native; package@version for wasm. */
   ffmpeg: string;
   version: string;
   encoder: H264Encoder;
@@ -47,15 +48,15 @@ export function videoEncoderArgs(encoder: H264Encoder, q: EncodeQuality = DEFAUL
   }
 }
 
+function probeArgs(encoder: H264Encoder): string[] {
+  const e = videoEncoderArgs(encoder);
+  return ["-loglevel", "error", ...e.inputArgs, "-f", "lavfi", "-i", "color=c=gray:s=256x256:r=10:d=0.5",
+    "-vf", `null${e.filterSuffix}`, ...e.args, "-frames:v", "5", "-f", "null", "-"];
+}
+
 async function probeEncoder(ffmpegBin: string, encoder: H264Encoder): Promise<boolean> {
   if (encoder === "h264_vaapi" && !existsSync(VAAPI_DEVICE)) return false;
-  const e = videoEncoderArgs(encoder);
-  const res = await runTool(
-    ffmpegBin,
-    ["-hide_banner", "-nostdin", "-loglevel", "error", ...e.inputArgs, "-f", "lavfi", "-i", "color=c=gray:s=256x256:r=10:d=0.5",
-      "-vf", `null${e.filterSuffix}`, ...e.args, "-frames:v", "5", "-f", "null", "-"],
-    { allowFailure: true },
-  );
+  const res = await runTool(ffmpegBin, ["-hide_banner", "-nostdin", ...probeArgs(encoder)], { allowFailure: true });
   return res.code === 0;
 }
 
@@ -67,6 +68,21 @@ export function detectEngine(): Promise<EngineInfo> {
   return cached;
 }
 
+/** No native binary: the embedded WebAssembly core, software x264 only (probe-encoded too). */
+async function detectWasm(): Promise<EngineInfo> {
+  if (!wasmCoreAvailable()) {
+    throw new Error(`no native ffmpeg (FFMPEG_PATH or PATH) and the embedded engine ${WASM_CORE_PACKAGE} is not installed`);
+  }
+  const res = await runWasm("ffmpeg", probeArgs("libx264"), { allowFailure: true });
+  if (res.code !== 0) throw new Error(`the embedded WebAssembly ffmpeg failed its H.264 probe encode:\n${res.stderr.slice(-400)}`);
+  const info: EngineInfo = {
+    kind: "wasm", ffmpeg: `${WASM_CORE_PACKAGE}@${coreVersion()}`, version: "ffmpeg.wasm core", encoder: "libx264",
+    listedHardware: [], workingHardware: [],
+  };
+  log.warn("no native ffmpeg: using the embedded WebAssembly engine (single-threaded, much slower)", { ...info });
+  return info;
+}
+
 /** Test hook: forget the detected engine (e.g. after changing FFMPEG_PATH). */
 export function resetEngineDetection(): void {
   cached = undefined;
@@ -74,11 +90,7 @@ export function resetEngineDetection(): void {
 
 async function detect(): Promise<EngineInfo> {
   const native = findNativeFfmpeg();
-  if (!native) {
-    throw new Error(
-      "no native ffmpeg found (FFMPEG_PATH or PATH); the embedded WebAssembly engine (@ffmpeg/ffmpeg) is not wired up yet",
-    );
-  }
+  if (!native) return detectWasm();
   const version = (await runTool(native.ffmpeg, ["-hide_banner", "-version"])).stdout.split("\n")[0] ?? "";
   const encoders = (await runTool(native.ffmpeg, ["-hide_banner", "-encoders"])).stdout;
   const listedHardware = HARDWARE_ENCODERS.filter((e) => new RegExp(`\\s${e}\\s`).test(encoders));

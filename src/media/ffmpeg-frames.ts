@@ -2,7 +2,10 @@
  * Decodes a window of a video as small RGB frames at a fixed sampling rate, streamed so a long
  * window never sits in memory at once.
  */
-import { requireNativeFfmpeg } from "./ffmpeg.ts";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ffmpeg, findNativeFfmpeg } from "./ffmpeg.ts";
 
 export interface SampledFrame {
   /** Source time in seconds. */
@@ -28,25 +31,47 @@ export function sampleSize(o: Pick<SampleOptions, "width" | "srcWidth" | "srcHei
 export async function* sampleFrames(path: string, o: SampleOptions): AsyncGenerator<SampledFrame> {
   const { width, height } = sampleSize(o);
   const frameBytes = width * height * 3;
+  const decode = ["-loglevel", "error", "-ss", o.start.toFixed(3), "-t", o.duration.toFixed(3), "-i", path,
+    "-vf", `fps=${o.fps},scale=${width}:${height}`, "-f", "rawvideo", "-pix_fmt", "rgb24"];
+  const native = findNativeFfmpeg();
+  if (!native) {
+    // The wasm engine cannot pipe: decode to a temporary file and slice it.
+    const dir = await mkdtemp(join(tmpdir(), "clipyard-frames-"));
+    try {
+      await ffmpeg(["-y", ...decode, join(dir, "frames.rgb")]);
+      const all = new Uint8Array(await Bun.file(join(dir, "frames.rgb")).arrayBuffer());
+      for (let i = 0; (i + 1) * frameBytes <= all.length; i++) {
+        yield { t: o.start + i / o.fps, rgb: all.slice(i * frameBytes, (i + 1) * frameBytes) };
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   const proc = Bun.spawn(
-    [requireNativeFfmpeg().ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error",
-      "-ss", o.start.toFixed(3), "-t", o.duration.toFixed(3), "-i", path,
-      "-vf", `fps=${o.fps},scale=${width}:${height}`, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+    [native.ffmpeg, "-hide_banner", "-nostdin", ...decode, "-"],
     { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
   );
   let pending = new Uint8Array(0);
   let index = 0;
-  for await (const chunk of proc.stdout as unknown as AsyncIterable<Uint8Array>) {
-    const merged = new Uint8Array(pending.length + chunk.length);
-    merged.set(pending);
-    merged.set(chunk, pending.length);
-    let off = 0;
-    while (merged.length - off >= frameBytes) {
-      yield { t: o.start + index / o.fps, rgb: merged.slice(off, off + frameBytes) };
-      off += frameBytes;
-      index++;
+  let finished = false;
+  try {
+    for await (const chunk of proc.stdout as unknown as AsyncIterable<Uint8Array>) {
+      const merged = new Uint8Array(pending.length + chunk.length);
+      merged.set(pending);
+      merged.set(chunk, pending.length);
+      let off = 0;
+      while (merged.length - off >= frameBytes) {
+        yield { t: o.start + index / o.fps, rgb: merged.slice(off, off + frameBytes) };
+        off += frameBytes;
+        index++;
+      }
+      pending = merged.slice(off);
     }
-    pending = merged.slice(off);
+    finished = true;
+  } finally {
+    // A consumer that stops early must not leave the decoder running.
+    if (!finished) proc.kill();
   }
   const code = await proc.exited;
   if (code !== 0) throw new Error(`ffmpeg frame sampling failed (${code}): ${(await new Response(proc.stderr).text()).slice(-400)}`);

@@ -51,6 +51,58 @@ export interface AudioEncoding {
   channels: 1 | 2;
 }
 
+/** Gain and limiter ceiling for one window, and the filter that applies them. */
+export interface LoudnessPlan {
+  gainDb: number;
+  ceilingDb: number;
+  filter: string;
+  /** Loudness and true peak of the planned chain's PCM output. */
+  integrated: number;
+  truePeak: number;
+  passes: number;
+}
+
+/**
+ * Plans normalisation of one window. Speech is peaky (a 15 dB peak-to-loudness ratio is common), so
+ * reaching -14 LUFS needs limiting, and limiting lowers loudness by an amount that depends on the
+ * material: each pass runs the gain + limiter chain straight into the meter (one ffmpeg, no file)
+ * and corrects the gain by a secant step until the PCM is within half the tolerance. The limiter
+ * ceiling starts 1 dB under the true-peak limit: headroom for AAC overshoot.
+ */
+export async function planLoudness(input: string, window: Window, target: LoudnessTarget = CLIP_LOUDNESS, preFilter?: string, ceilingDb = target.tp - 1): Promise<LoudnessPlan> {
+  const pre = (f: string) => [preFilter, f].filter(Boolean).join(",");
+  const m = await meterEbur128(input, { window, preFilter, truePeak: false });
+  if (!Number.isFinite(m.integrated)) throw new Error(`no measurable loudness in ${input} (silent window?)`);
+  let gain = target.i - m.integrated;
+  let prev: { gain: number; i: number } | undefined;
+  let last: LoudnessPlan | undefined;
+  for (let pass = 1; pass <= 6; pass++) {
+    const filter = pre(gainFilter(gain, ceilingDb));
+    const got = await meterEbur128(input, { window, preFilter: filter });
+    last = { gainDb: gain, ceilingDb, filter, integrated: got.integrated, truePeak: got.truePeak, passes: pass };
+    if (Math.abs(got.integrated - target.i) <= target.tolerance / 2) return last;
+    const slope = prev && Math.abs(gain - prev.gain) > 0.05 ? (got.integrated - prev.i) / (gain - prev.gain) : 1;
+    prev = { gain, i: got.integrated };
+    gain += (target.i - got.integrated) / Math.min(1, Math.max(0.25, slope));
+  }
+  log.warn("loudness plan did not converge", { input, integrated: last!.integrated });
+  return last!;
+}
+
+/**
+ * After delivery: undefined when the encoded audio is in spec, else a corrected plan (AAC can add
+ * true-peak overshoot and shift loudness a little). The caller re-encodes the audio with it.
+ */
+export function correctPlan(plan: LoudnessPlan, delivered: Ebur128Summary, target: LoudnessTarget = CLIP_LOUDNESS, preFilter?: string): LoudnessPlan | undefined {
+  const iOk = Math.abs(delivered.integrated - target.i) <= target.tolerance;
+  const tpOk = delivered.truePeak <= target.tp;
+  if (iOk && tpOk) return undefined;
+  const gainDb = plan.gainDb + (iOk ? 0 : target.i - delivered.integrated);
+  const ceilingDb = plan.ceilingDb - (tpOk ? 0 : delivered.truePeak - target.tp + 0.2);
+  const filter = [preFilter, gainFilter(gainDb, ceilingDb)].filter(Boolean).join(",");
+  return { ...plan, gainDb, ceilingDb, filter, passes: plan.passes + 1 };
+}
+
 export interface NormalizedAudio {
   path: string;
   filter: string;
@@ -60,11 +112,8 @@ export interface NormalizedAudio {
 }
 
 /**
- * Normalises one window of a source to the target and writes it as AAC 48 kHz. Speech is peaky (a
- * 15 dB peak-to-loudness ratio is common), so reaching -14 LUFS needs limiting, which lowers the
- * loudness; and AAC adds true-peak overshoot, more at low bitrates. So the loop measures what is
- * actually delivered, the encoded AAC, and corrects gain (secant steps) and limiter ceiling until
- * both are in spec. The video encode then copies this audio, so what was checked is what ships.
+ * Normalises one window to the target and writes it as AAC 48 kHz, checked as encoded: plan on
+ * PCM, encode, meter the AAC, correct and re-encode while out of spec (rarely more than once).
  */
 export async function normalizeAudio(
   input: string,
@@ -74,37 +123,19 @@ export async function normalizeAudio(
   target: LoudnessTarget = CLIP_LOUDNESS,
   preFilter?: string,
 ): Promise<NormalizedAudio> {
-  const pre = (f: string) => [preFilter, f].filter(Boolean).join(",");
-  const m = await meterEbur128(input, { window, preFilter, truePeak: false });
-  if (!Number.isFinite(m.integrated)) throw new Error(`no measurable loudness in ${input} (silent window?)`);
-  let gain = target.i - m.integrated;
-  let ceiling = target.tp - 1;
-  let prev: { gain: number; i: number } | undefined;
-  let best: NormalizedAudio | undefined;
-  for (let pass = 1; pass <= 8; pass++) {
-    const filter = pre(gainFilter(gain, ceiling));
+  let plan: LoudnessPlan | undefined = await planLoudness(input, window, target, preFilter);
+  let got: Ebur128Summary | undefined;
+  for (let attempt = 0; attempt < 4 && plan; attempt++) {
     await ffmpeg([
-      "-y", ...windowArgs(window), "-i", input, "-vn", "-sn", "-af", filter,
+      "-y", ...windowArgs(window), "-i", input, "-vn", "-sn", "-af", plan.filter,
       "-c:a", "aac", "-b:a", `${enc.bitrateKbps}k`, "-ar", "48000", "-ac", String(enc.channels), "-f", "mp4", out,
     ]);
-    const got = await meterEbur128(out);
-    const result = { path: out, filter, integrated: got.integrated, truePeak: got.truePeak, passes: pass };
-    const iOk = Math.abs(got.integrated - target.i) <= target.tolerance;
-    const tpOk = got.truePeak <= target.tp;
-    if (iOk && tpOk) return result;
-    const miss = (r: NormalizedAudio) => Math.abs(r.integrated - target.i) + Math.max(0, r.truePeak - target.tp) * 2;
-    if (!best || miss(result) < miss(best)) best = result;
-    const slope = prev && Math.abs(gain - prev.gain) > 0.05 ? (got.integrated - prev.i) / (gain - prev.gain) : 1;
-    prev = { gain, i: got.integrated };
-    if (!iOk) gain += (target.i - got.integrated) / Math.min(1, Math.max(0.25, slope));
-    if (!tpOk) ceiling -= got.truePeak - target.tp + 0.2;
+    got = await meterEbur128(out);
+    const next = correctPlan(plan, got, target, preFilter);
+    if (!next) return { path: out, filter: plan.filter, integrated: got.integrated, truePeak: got.truePeak, passes: plan.passes };
+    plan = next;
   }
-  // Out of passes: re-encode the closest attempt (the file holds the last one) and say so.
-  const b = best!;
-  await ffmpeg(["-y", ...windowArgs(window), "-i", input, "-vn", "-sn", "-af", b.filter,
-    "-c:a", "aac", "-b:a", `${enc.bitrateKbps}k`, "-ar", "48000", "-ac", String(enc.channels), "-f", "mp4", out]);
-  log.warn("loudness did not converge", { input, integrated: b.integrated, truePeak: b.truePeak });
-  return b;
+  throw new Error(`loudness out of spec after corrections: ${got?.integrated} LUFS, ${got?.truePeak} dBTP`);
 }
 
 export interface Ebur128Summary {

@@ -1,11 +1,13 @@
 /**
- * Thin adapter around the native ffmpeg/ffprobe binaries: locating them, running them with
- * captured stderr, and probing media. No pipeline decisions live here.
+ * Thin adapter around ffmpeg/ffprobe: locating the native binaries (falling back to the embedded
+ * WebAssembly core when there are none), running them with captured stderr, and probing media.
+ * No pipeline decisions live here.
  */
 import { dirname, join } from "node:path";
 import { existsSync } from "node:fs";
 import { loadConfig } from "../config.ts";
 import type { MediaInfo } from "../pipeline/types.ts";
+import { runWasm } from "./ffmpeg-wasm.ts";
 
 export interface FfmpegBinaries {
   ffmpeg: string;
@@ -63,8 +65,11 @@ export async function runTool(bin: string, args: string[], opts: { allowFailure?
   return { code, stdout, stderr };
 }
 
+/** Runs ffmpeg with the engine in use: the native binary, else the embedded WebAssembly core. */
 export async function ffmpeg(args: string[], opts: { allowFailure?: boolean } = {}): Promise<RunResult> {
-  return runTool(requireNativeFfmpeg().ffmpeg, ["-hide_banner", "-nostdin", ...args], opts);
+  const native = findNativeFfmpeg();
+  if (native) return runTool(native.ffmpeg, ["-hide_banner", "-nostdin", ...args], opts);
+  return runWasm("ffmpeg", ["-hide_banner", ...args], opts);
 }
 
 export interface ProbeStream {
@@ -84,10 +89,21 @@ export interface ProbeResult {
 }
 
 export async function ffprobeJson(path: string): Promise<ProbeResult> {
-  const { stdout } = await runTool(requireNativeFfmpeg().ffprobe, [
-    "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path,
-  ]);
+  const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"];
+  const native = findNativeFfmpeg();
+  const { stdout } = native ? await runTool(native.ffprobe, [...args, path]) : await runWasm("ffprobe", [...args, "-i", path]);
   return JSON.parse(stdout) as ProbeResult;
+}
+
+/**
+ * Fonts for captions and cards, by file: the wasm engine has no fontconfig, and naming the files
+ * makes native and wasm renders identical. DejaVu comes from the fonts-dejavu-core package.
+ */
+export const FONT_DIRS = ["/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/local/share/fonts/dejavu"];
+
+export function fontFile(name: "DejaVuSans.ttf" | "DejaVuSans-Bold.ttf"): string {
+  for (const dir of FONT_DIRS) if (existsSync(join(dir, name))) return join(dir, name);
+  throw new Error(`font ${name} not found in ${FONT_DIRS.join(", ")} (install fonts-dejavu-core)`);
 }
 
 function parseRate(rate: string | undefined): number | undefined {

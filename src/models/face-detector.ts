@@ -1,30 +1,15 @@
 /**
  * Face detection for speaker-following crops: @vladmandic/human's BlazeFace detector plus FaceMesh
  * landmarks (for mouth opening), run on TensorFlow.js's WebAssembly backend. The model files are
- * read from config.modelsDir and used only when their bytes match the checksums below.
+ * the manifest's "human-face" entry under config.modelsDir, used only once verified.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadConfig, ROOT_DIR } from "../config.ts";
+import { resolveModel } from "./store.ts";
 
-/**
- * Manifest of the face models: files of the npm package @vladmandic/human@3.3.6 (tarball integrity
- * as published on the npm registry below), with the sha256 of each file taken from that tarball.
- */
-export const FACE_MODELS = {
-  package: "@vladmandic/human",
-  version: "3.3.6",
-  npmIntegrity: "sha512-Nr5mPfq1gQ+uKeXY5uM3Fj8UxvF5CEh2s6txM5wRThqaW0mF9huooOuZSrT8hhGho0hGaXLFdAwfD/2+teCv6A==",
-  dir: "human-3.3.6",
-  files: {
-    "blazeface.json": "cd7bbfc078270572beb39f9e5ae67aadbd50b5e67cff37e6d4f6b3ea39312e5f",
-    "blazeface.bin": "dc9a97fdc50bc43216554bdd69aa3e7b9361a519ee7bdd996a2f69a98a6f9b72",
-    "facemesh.json": "b60ca26f404724f43bd2b1575761d8265180e1f053cc0731caa68462927309e7",
-    "facemesh.bin": "3826da640b0a3021161605369ee6af293f75d518040355b960ec71a3390c1c0b",
-  } as Record<string, string>,
-} as const;
+/** Name of the face models in models/manifest.json (files, sizes, official checksums, sources). */
+export const FACE_MODEL = "human-face";
 
 export interface DetectedFace {
   /** Box in pixels of the analysed frame: x, y, width, height. */
@@ -38,16 +23,9 @@ export interface FaceDetector {
   detect(rgb: Uint8Array, width: number, height: number): Promise<DetectedFace[]>;
 }
 
-/** Throws a clear error when a model file is missing or its bytes differ from the manifest. */
-export function verifyFaceModels(modelsDir: string): string {
-  const dir = join(modelsDir, FACE_MODELS.dir);
-  for (const [file, sha] of Object.entries(FACE_MODELS.files)) {
-    const path = join(dir, file);
-    if (!existsSync(path)) throw new Error(`face model ${path} is missing (run scripts/setup/render.sh)`);
-    const got = createHash("sha256").update(readFileSync(path)).digest("hex");
-    if (got !== sha) throw new Error(`face model ${path} has sha256 ${got}, expected ${sha}; refusing to load it`);
-  }
-  return dir;
+/** The verified model folder; throws ModelNotAvailableError (naming the pull command) otherwise. */
+export function verifyFaceModels(modelsDir = loadConfig().modelsDir): string {
+  return resolveModel(FACE_MODEL, modelsDir);
 }
 
 let shared: Promise<FaceDetector> | undefined;
@@ -65,6 +43,7 @@ const UPPER_LIP = 13;
 const LOWER_LIP = 14;
 
 async function load(modelsDir: string): Promise<FaceDetector> {
+  // Verified files only: resolveModel throws (naming `clipyard models pull human-face`) otherwise.
   const dir = verifyFaceModels(modelsDir);
   // The node-wasm build takes tfjs-core/converter/backend-wasm from node_modules; the .wasm
   // binaries ship inside @tensorflow/tfjs-backend-wasm.

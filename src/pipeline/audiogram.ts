@@ -4,6 +4,7 @@
  * Pure filter-graph construction; render.ts runs it.
  */
 import { captionMargins, type CaptionFrame } from "./captions.ts";
+import { assFilter } from "./render-graph.ts";
 
 export interface SpeakerSpan {
   start: number;
@@ -37,6 +38,9 @@ export interface AudiogramFilterOptions {
   clipStart?: number;
   fps: number;
   assPath: string;
+  /** Font directory for the captions and the bold font file for title and name. */
+  fontsDir: string;
+  boldFont: string;
   suffix: string;
 }
 
@@ -68,15 +72,15 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   // A thin accent bar under the title, so the card reads as a designed frame, not a blank.
   steps.push(`drawbox=x=${margins.left}:y=${Math.round(H * 0.12 + titleSize * 1.6)}:w=${W - margins.left - margins.right}:h=${Math.max(2, Math.round(unit * 0.006))}:color=${accent}:t=fill`);
   if (o.card?.title) {
-    steps.push(`drawtext=font='DejaVu Sans\\:style=Bold':expansion=none:text='${drawtextSafe(o.card.title)}':fontsize=${titleSize}:fontcolor=white:x=(w-text_w)/2:y=${Math.round(H * 0.12)}`);
+    steps.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(o.card.title)}':fontsize=${titleSize}:fontcolor=white:x=(w-text_w)/2:y=${Math.round(H * 0.12)}`);
   }
   const byName = new Map<string, SpeakerSpan[]>();
   for (const s of o.card?.speakers ?? []) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
   for (const [name, spans] of byName) {
     const enable = spans.map((s) => `between(t,${(s.start - offset).toFixed(2)},${(s.end - offset).toFixed(2)})`).join("+");
-    steps.push(`drawtext=font='DejaVu Sans\\:style=Bold':expansion=none:text='${drawtextSafe(name)}':fontsize=${nameSize}:fontcolor=${accent}:x=(w-text_w)/2:y=${Math.round(waveY - nameSize * 2.4)}:enable='${enable}'`);
+    steps.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(name)}':fontsize=${nameSize}:fontcolor=${accent}:x=(w-text_w)/2:y=${Math.round(waveY - nameSize * 2.4)}:enable='${enable}'`);
   }
   steps.push("setsar=1");
-  steps.push(`ass=filename='${o.assPath.replace(/'/g, "")}'`);
+  steps.push(assFilter(o.assPath, o.fontsDir));
   return `${parts.join(";")};${steps.join(",")}${o.suffix}[vout]`;
 }

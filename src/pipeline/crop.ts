@@ -26,7 +26,7 @@ export interface SpeakerCropOptions {
 /** Detects faces in sampled frames of [start, end] of a video source, in normalised coordinates. */
 export async function detectFaces(source: MediaInfo, start: number, end: number, o: Partial<SpeakerCropOptions> = {}): Promise<{ t: number; faces: FaceObs[] }[]> {
   if (!source.hasVideo || !source.width || !source.height) throw new Error(`${source.path} has no video to analyse`);
-  const sampleFps = o.sampleFps ?? 3;
+  const sampleFps = o.sampleFps ?? 2;
   const width = Math.min(o.analysisWidth ?? 512, source.width);
   const size = sampleSize({ width, srcWidth: source.width, srcHeight: source.height });
   const detector = o.detector ?? (await loadFaceDetector());

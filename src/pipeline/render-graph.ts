@@ -76,8 +76,15 @@ export interface VideoFilterOptions {
   clipStart: number;
   fps?: number;
   assPath: string;
+  /** Directory holding the caption font files (libass loads them from there). */
+  fontsDir: string;
   /** Pixel-format/upload tail the encoder needs (from videoEncoderArgs). */
   suffix: string;
+}
+
+/** libass burn-in of an ASS script with fonts from a directory (no fontconfig needed). */
+export function assFilter(assPath: string, fontsDir: string): string {
+  return `ass=filename='${assPath.replace(/'/g, "")}':fontsdir='${fontsDir.replace(/'/g, "")}'`;
 }
 
 /** Filter graph from [0:v:0] to [vout]. */
@@ -112,6 +119,6 @@ export function videoFilter(o: VideoFilterOptions): string {
   }
   steps.push(framing);
   steps.push("setsar=1");
-  steps.push(`ass=filename='${o.assPath.replace(/'/g, "")}'`);
+  steps.push(assFilter(o.assPath, o.fontsDir));
   return `[0:v:0]${steps.join(",")}${o.suffix}[vout]`;
 }

@@ -3,15 +3,17 @@
  * captions and loudness normalisation in a single encode. The framing and filter-graph choices are
  * pure functions (render-graph.ts); this module runs ffmpeg.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { ffmpeg } from "../media/ffmpeg.ts";
+import { dirname, join } from "node:path";
+import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
-import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
+import { CLIP_LOUDNESS, correctPlan, meterEbur128, planLoudness, type LoudnessPlan } from "../media/ffmpeg-loudness.ts";
 import { buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
 import { planSpeakerCrop } from "./crop.ts";
+import { ModelNotAvailableError } from "../models/store.ts";
+import { log } from "../log.ts";
 import { audiogramFilter, type AudiogramCard } from "./audiogram.ts";
 import type { MediaInfo, Word } from "./types.ts";
 
@@ -51,7 +53,15 @@ async function resolveCrop(req: RenderRequest): Promise<CropPath | undefined> {
   const needsCrop = source.hasVideo && format === "linkedin" && (source.width ?? 0) / (source.height ?? 1) > (9 / 16) * 1.05;
   if (!needsCrop || req.crop === "centre") return undefined;
   if (req.crop && req.crop !== "speaker") return req.crop;
-  return (await planSpeakerCrop(source, req.words, req.start, req.end)).path;
+  try {
+    return (await planSpeakerCrop(source, req.words, req.start, req.end)).path;
+  } catch (err) {
+    // Face models not pulled or not verified: say so and render the centred crop rather than fail
+    // the clip (`clipyard doctor` reports the same). Any other analysis failure is an error.
+    if (!(err instanceof ModelNotAvailableError)) throw err;
+    log.warn("face models unavailable: 9:16 uses a centred crop", { error: err.message });
+    return undefined;
+  }
 }
 
 export async function renderClip(req: RenderRequest): Promise<string> {
@@ -67,31 +77,42 @@ export async function renderClip(req: RenderRequest): Promise<string> {
   try {
     const assPath = join(work, "captions.ass");
     await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
-    // Face analysis and the loudness loop are independent: run them side by side.
-    const [crop, audio] = await Promise.all([
-      resolveCrop(req),
-      normalizeAudio(
-        req.source.path, { start: req.start, duration }, join(work, "audio.m4a"),
-        { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS,
-      ),
-    ]);
+    // Face analysis and loudness planning are independent: run them side by side.
+    const window = { start: req.start, duration };
+    const [crop, loudness] = await Promise.all([resolveCrop(req), planLoudness(req.source.path, window, CLIP_LOUDNESS)]);
+    const boldFont = fontFile("DejaVuSans-Bold.ttf");
+    const fontsDir = dirname(boldFont);
     const video = req.source.hasVideo
-      ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, suffix: enc.filterSuffix })
-      : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, suffix: enc.filterSuffix });
+      ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
+      : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, fontsDir, boldFont, suffix: enc.filterSuffix });
     const outPath = req.outPath ?? join(tmpdir(), `clipyard-${req.format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
+    const audioArgs = ["-c:a", "aac", "-b:a", `${q.audioBitrateKbps}k`, "-ar", "48000", "-ac", String(q.audioChannels)];
     await ffmpeg([
       "-y", ...enc.inputArgs,
       "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
-      "-i", audio.path,
-      "-filter_complex", video,
-      // The audio was normalised and checked as encoded AAC; copy it so what shipped is what was checked.
-      "-map", "[vout]", "-map", "1:a:0",
-      ...enc.args,
-      "-c:a", "copy",
+      "-filter_complex", `${video};[0:a:0]${loudness.filter}[aout]`,
+      "-map", "[vout]", "-map", "[aout]",
+      ...enc.args, ...audioArgs,
       "-t", duration.toFixed(3),
       "-movflags", "+faststart",
       outPath,
     ]);
+    // The delivered AAC is what must be in spec; when encoding moved it out, redo the audio only.
+    let plan: LoudnessPlan = loudness;
+    for (let attempt = 0; ; attempt++) {
+      const delivered = await meterEbur128(outPath);
+      const next = correctPlan(plan, delivered, CLIP_LOUDNESS);
+      if (!next) break;
+      if (attempt === 3) throw new Error(`clip loudness out of spec after corrections: ${delivered.integrated} LUFS, ${delivered.truePeak} dBTP`);
+      plan = next;
+      const fixed = join(work, "fixed.mp4");
+      await ffmpeg([
+        "-y", "-i", outPath, "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
+        "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-af", plan.filter, ...audioArgs,
+        "-t", duration.toFixed(3), "-movflags", "+faststart", fixed,
+      ]);
+      await rename(fixed, outPath);
+    }
     return outPath;
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -25,7 +25,7 @@ describe("render graph", () => {
 
   test("formats: exact scale for matching aspect, crop for 9:16, blurred fit otherwise", () => {
     const src = { path: "s.mp4", durationSeconds: 10, hasVideo: true, hasAudio: true, width: 1920, height: 1080 };
-    const base = { clipStart: 0, assPath: "/tmp/c.ass", suffix: ",format=yuv420p" };
+    const base = { clipStart: 0, assPath: "/tmp/c.ass", fontsDir: "/fonts", suffix: ",format=yuv420p" };
     expect(videoFilter({ ...base, source: src, format: "x" })).toContain("scale=1920:1080,setsar=1");
     expect(videoFilter({ ...base, source: src, format: "linkedin" })).toContain("crop=606:1080:657:0,scale=1080:1920");
     expect(videoFilter({ ...base, source: { ...src, width: 700, height: 700 }, format: "x" })).toContain("boxblur");
@@ -135,7 +135,7 @@ describe("crop path", () => {
 
   test("split framing stacks two 1080x960 panes", () => {
     const src = { path: "s.mp4", durationSeconds: 10, hasVideo: true, hasAudio: true, width: 1920, height: 1080 };
-    const g = videoFilter({ source: src, format: "linkedin", clipStart: 0, assPath: "/tmp/c.ass", suffix: "", crop: { mode: "split", width: 720, height: 640, keyframes: [], panes: [{ x: 100, y: 50 }, { x: 1000, y: 60 }] } });
+    const g = videoFilter({ source: src, format: "linkedin", clipStart: 0, assPath: "/tmp/c.ass", fontsDir: "/fonts", suffix: "", crop: { mode: "split", width: 720, height: 640, keyframes: [], panes: [{ x: 100, y: 50 }, { x: 1000, y: 60 }] } });
     expect(g).toContain("crop=720:640:100:50,scale=1080:960[top]");
     expect(g).toContain("crop=720:640:1000:60,scale=1080:960[bottom]");
     expect(g).toContain("vstack");
