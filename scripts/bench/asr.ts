@@ -14,8 +14,9 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { transcribeFile } from "../../src/pipeline/transcribe.ts";
 import { diarizationErrorRate, parseRttm, parseUem, turnsFromWords, wordErrorRate, type Turn } from "./asr-scoring.ts";
+import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
 
-const MEDIA = join(import.meta.dir, "../../../shared/media");
+const MEDIA = SHARED_MEDIA;
 const LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox";
 
 const arg = (name: string) => {

@@ -17,8 +17,9 @@ import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts
 import { renderClip, DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render.ts";
 import { FORMATS, type ClipFormat } from "../../src/pipeline/render-graph.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
+import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
 
-const MEDIA = process.env.CLIPYARD_SHARED_MEDIA ?? "/work/shared/media";
+const MEDIA = SHARED_MEDIA;
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => {
   const i = args.indexOf(`--${name}`);

@@ -8,7 +8,6 @@ import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
 import { speechPython } from "../models/speech-runtime.ts";
 import { modelDir } from "../models/store.ts";
-import { verifyFaceModels } from "../models/face-detector.ts";
 
 type Status = "ok" | "warn" | "fail";
 interface Check {
@@ -87,11 +86,6 @@ async function checks(): Promise<Check[]> {
       status,
       detail: problems.length ? `${problems.join("; ")} (run: clipyard models pull ${m.name})` : `checksum verified (${dir})`,
     });
-  }
-  try {
-    out.push({ name: "model face detector", status: "ok", detail: `checksum verified (${verifyFaceModels(config.modelsDir)})` });
-  } catch (err) {
-    out.push({ name: "model face detector", status: "warn", detail: `${(err as Error).message}; 9:16 crops fall back to a centred layout` });
   }
 
   const yt = await run([...ytdlpCommand(config.ytdlpPath), "--version"], { PYTHONPATH: VENDORED_YTDLP });

@@ -21,6 +21,8 @@ import { transcribeFile } from "./transcribe.ts";
 import type { ClipPlan, MediaInfo, Transcript } from "./types.ts";
 
 const FORMATS_RENDERED: ClipFormat[] = ["linkedin", "x"];
+/** Three 20-60 s clips often hold under 60 s of whole sentences: a trailer may draw on this many more. */
+const TRAILER_EXTRA_PASSAGES = 4;
 
 export interface LiveOptions {
   include_trailer?: boolean;
@@ -35,6 +37,8 @@ export type LiveState = {
   source?: MediaInfo;
   transcript?: Transcript;
   plan?: { clips: ClipPlan[]; showNotes: string; similarity: string; warnings: string[] };
+  /** Further ranked passages, not rendered as clips, that give a trailer enough material. */
+  trailerExtras?: ClipPlan[];
   rendered?: Array<{ plan: ClipPlan; files: Record<string, string> }>;
   trailer?: { file: string; duration_seconds: number } | null;
   warnings: string[];
@@ -99,15 +103,17 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const audio = audioFeaturesFromWav(wav);
         rmSync(wav, { force: true });
         try {
+          const count = o.clip_count ?? DEFAULT_CLIP_COUNT;
           const plan = await planHighlights(ctx.state.transcript!, {
             embedder,
             embedderUnavailableReason: reason,
-            count: o.clip_count ?? DEFAULT_CLIP_COUNT,
+            count: count + (o.include_trailer ? TRAILER_EXTRA_PASSAGES : 0),
             minSeconds: o.min_clip_seconds ?? DEFAULT_MIN_CLIP_SECONDS,
             maxSeconds: o.max_clip_seconds ?? DEFAULT_MAX_CLIP_SECONDS,
             audio,
           });
-          ctx.state.plan = { clips: plan.clips, showNotes: plan.showNotes, similarity: plan.similarity, warnings: plan.warnings };
+          ctx.state.plan = { clips: plan.clips.slice(0, count), showNotes: plan.showNotes, similarity: plan.similarity, warnings: plan.warnings };
+          ctx.state.trailerExtras = plan.clips.slice(count);
           ctx.state.engine.highlights = plan.similarity;
           ctx.state.warnings.push(...plan.warnings);
         } catch (err) {
@@ -171,7 +177,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           return;
         }
         try {
-          const segments = planTrailer(rendered.map((r) => ({ start: r.plan.start_time, end: r.plan.end_time })), transcript.words);
+          const passages = [...rendered.map((r) => r.plan), ...(ctx.state.trailerExtras ?? [])];
+          const segments = planTrailer(passages.map((p) => ({ start: p.start_time, end: p.end_time })), transcript.words);
           const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, outPath: join(outDir(job), "trailer.mp4") });
           ctx.state.trailer = { file: "job:trailer.mp4", duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
         } catch (err) {

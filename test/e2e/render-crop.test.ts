@@ -15,8 +15,9 @@ import { planSpeakerCrop } from "../../src/pipeline/crop.ts";
 import { cropWindowAt } from "../../src/pipeline/crop-path.ts";
 import { renderClip } from "../../src/pipeline/render.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
 
-const MEDIA = "/work/shared/media";
+const MEDIA = SHARED_MEDIA;
 const work = mkdtempSync(join(tmpdir(), "clipyard-crop-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ffprobeJson } from "../../src/media/ffmpeg.ts";
 import { meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-wasm-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -17,7 +18,7 @@ test("without native ffmpeg the wasm engine renders a captioned, normalised 16:9
   const out = join(work, "wasm.mp4");
   const env: Record<string, string | undefined> = { ...process.env, PATH: join(work, "empty-path") };
   delete env.FFMPEG_PATH;
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "render-wasm-child.ts"), "/work/shared/media/talking_head_a.mp4", "x", out], { env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "render-wasm-child.ts"), join(SHARED_MEDIA, "talking_head_a.mp4"), "x", out], { env, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`child failed (${code}): ${stderr.slice(-1500)}`);
   const result = JSON.parse(stdout.trim().split("\n").pop()!) as { engine: { kind: string; encoder: string } };

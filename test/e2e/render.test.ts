@@ -13,8 +13,9 @@ import { meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
 import { renderClip } from "../../src/pipeline/render.ts";
 import { captionMargins } from "../../src/pipeline/captions.ts";
 import type { Word } from "../../src/pipeline/types.ts";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
 
-const MEDIA = "/work/shared/media";
+const MEDIA = SHARED_MEDIA;
 const work = mkdtempSync(join(tmpdir(), "clipyard-render-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { transcribeFile } from "../../src/pipeline/transcribe.ts";
 import { diarizationErrorRate, parseRttm, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
 
-const MEDIA = join(import.meta.dir, "../../../shared/media");
+const MEDIA = SHARED_MEDIA;
 const SLOW = 120_000;
 
 describe("transcribeFile", () => {

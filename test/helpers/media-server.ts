@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import { serveFile } from "../../src/web/files.ts";
+import { SHARED_MEDIA } from "./paths.ts";
 
-export const SHARED_MEDIA = resolve(import.meta.dir, "../../../shared/media");
+export { SHARED_MEDIA };
 
 /** Serves files of a folder on 127.0.0.1 (Range supported), like a studio NAS or CDN would. */
 export function startMediaServer(dir = SHARED_MEDIA) {

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Segment, Transcript, Word } from "../../src/pipeline/types.ts";
+import { SHARED_MEDIA as SHARED_MEDIA_DIR } from "../helpers/paths.ts";
 
 export interface Turn {
   speaker: string;
@@ -80,4 +81,4 @@ export function transcriptFromTurnsFile(path: string, opts: SynthOptions = {}): 
 }
 
 export const INTERVIEW_FIXTURE = new URL("../fixtures/interview.turns.txt", import.meta.url).pathname;
-export const SHARED_MEDIA = new URL("../../../shared/media/", import.meta.url).pathname;
+export const SHARED_MEDIA = `${SHARED_MEDIA_DIR}/`;

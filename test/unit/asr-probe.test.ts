@@ -3,8 +3,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MediaProbeError, NoAudioStreamError, parseProbe, probeMedia } from "../../src/media/probe.ts";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
 
-const MEDIA = join(import.meta.dir, "../../../shared/media");
+const MEDIA = SHARED_MEDIA;
 
 test("parseProbe ignores cover art and reads fps", () => {
   const info = parseProbe("x.mp3", {
