@@ -8,6 +8,7 @@ import { log } from "../log.ts";
 import { decodeToSpeechWav } from "../media/decode-audio.ts";
 import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { tryLoadEmbedder, type Embedder } from "../models/embedder.ts";
+import { resolveModel } from "../models/store.ts";
 import { jobOutputDir } from "../web/share.ts";
 import { acquire } from "./acquire.ts";
 import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
@@ -131,6 +132,14 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const engine = await detectEngine();
         ctx.state.engine.ffmpeg = `${engine.kind} ${engine.version.replace(/^ffmpeg version (\S+).*$/, "$1")}, ${engine.encoder}`;
         const card = source.hasVideo ? undefined : audiogramCard(plan.showNotes, transcript);
+        if (source.hasVideo) {
+          // The renderer falls back to a centred 9:16 crop without the face models; the job says so.
+          try {
+            resolveModel("human-face", config.modelsDir);
+          } catch (err) {
+            ctx.state.warnings.push(`9:16 clips use a centred crop, not speaker tracking: ${(err as Error).message}`);
+          }
+        }
         mkdirSync(outDir(job), { recursive: true });
         const rendered: NonNullable<LiveState["rendered"]> = [];
         const total = plan.clips.length * FORMATS_RENDERED.length;
