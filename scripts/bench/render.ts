@@ -12,7 +12,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
-import { ffmpeg, probeMedia } from "../../src/media/ffmpeg.ts";
+import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { probeMedia } from "../../src/media/probe.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
 import { renderClip, DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render.ts";
 import { FORMATS, type ClipFormat } from "../../src/pipeline/render-graph.ts";

@@ -74,13 +74,15 @@ export async function ffmpeg(args: string[], opts: { allowFailure?: boolean } = 
 
 export interface ProbeStream {
   codec_type: string;
-  codec_name: string;
+  codec_name?: string;
   width?: number;
   height?: number;
   sample_rate?: string;
   channels?: number;
   avg_frame_rate?: string;
+  r_frame_rate?: string;
   duration?: string;
+  disposition?: { attached_pic?: number };
 }
 
 export interface ProbeResult {
@@ -106,26 +108,3 @@ export function fontFile(name: "DejaVuSans.ttf" | "DejaVuSans-Bold.ttf"): string
   throw new Error(`font ${name} not found in ${FONT_DIRS.join(", ")} (install fonts-dejavu-core)`);
 }
 
-function parseRate(rate: string | undefined): number | undefined {
-  if (!rate) return undefined;
-  const [n, d] = rate.split("/").map(Number);
-  if (!n || !d) return undefined;
-  return n / d;
-}
-
-export async function probeMedia(path: string): Promise<MediaInfo> {
-  const p = await ffprobeJson(path);
-  const video = p.streams.find((s) => s.codec_type === "video" && s.codec_name !== "mjpeg" && s.codec_name !== "png");
-  const audio = p.streams.find((s) => s.codec_type === "audio");
-  const durationSeconds = Number(p.format.duration ?? video?.duration ?? audio?.duration ?? NaN);
-  if (!Number.isFinite(durationSeconds)) throw new Error(`ffprobe found no duration in ${path}`);
-  return {
-    path,
-    durationSeconds,
-    hasVideo: Boolean(video),
-    hasAudio: Boolean(audio),
-    width: video?.width,
-    height: video?.height,
-    fps: parseRate(video?.avg_frame_rate),
-  };
-}

@@ -1,5 +1,5 @@
 import type { MediaInfo } from "../pipeline/types.ts";
-import { loadConfig } from "../config.ts";
+import { ffprobeJson, type ProbeResult } from "./ffmpeg.ts";
 
 export class MediaProbeError extends Error {
   constructor(message: string) {
@@ -15,16 +15,7 @@ export class NoAudioStreamError extends MediaProbeError {
   }
 }
 
-/** ffprobe sits next to ffmpeg when FFMPEG_PATH points at one. */
-export function ffprobePath(): string {
-  const ff = loadConfig().ffmpegPath;
-  return ff ? ff.replace(/ffmpeg(\.exe)?$/, "ffprobe$1") : "ffprobe";
-}
-
-interface ProbeJson {
-  streams?: Array<{ codec_type?: string; width?: number; height?: number; avg_frame_rate?: string; r_frame_rate?: string; duration?: string; disposition?: { attached_pic?: number } }>;
-  format?: { duration?: string };
-}
+type ProbeJson = Partial<ProbeResult>;
 
 const rate = (r?: string): number | undefined => {
   if (!r) return undefined;
@@ -36,7 +27,7 @@ const rate = (r?: string): number | undefined => {
 /** Pure: ffprobe's JSON to MediaInfo. Cover art (attached pictures) does not count as video. */
 export function parseProbe(path: string, json: ProbeJson): MediaInfo {
   const streams = json.streams ?? [];
-  const video = streams.find((s) => s.codec_type === "video" && !s.disposition?.attached_pic);
+  const video = streams.find((s) => s.codec_type === "video" && !s.disposition?.attached_pic && s.codec_name !== "mjpeg" && s.codec_name !== "png");
   const audio = streams.find((s) => s.codec_type === "audio");
   const duration = Number(json.format?.duration ?? audio?.duration ?? video?.duration ?? NaN);
   return {
@@ -50,11 +41,15 @@ export function parseProbe(path: string, json: ProbeJson): MediaInfo {
   };
 }
 
+/** Probes with the engine in use (native ffprobe, or the embedded WebAssembly one). */
 export async function probeMedia(path: string, opts: { requireAudio?: boolean } = {}): Promise<MediaInfo> {
-  const proc = Bun.spawn([ffprobePath(), "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new MediaProbeError(`ffprobe could not read ${path}: ${err.trim().split("\n").pop() || `exit ${code}`}`);
-  const info = parseProbe(path, JSON.parse(out) as ProbeJson);
+  let json: ProbeJson;
+  try {
+    json = await ffprobeJson(path);
+  } catch (err) {
+    throw new MediaProbeError(`ffprobe could not read ${path}: ${(err as Error).message.split("\n").filter(Boolean).pop()}`);
+  }
+  const info = parseProbe(path, json);
   if (opts.requireAudio && !info.hasAudio) throw new NoAudioStreamError(path);
   return info;
 }

@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffmpeg, probeMedia, ffprobeJson } from "../media/ffmpeg.ts";
+import { ffmpeg, ffprobeJson } from "../media/ffmpeg.ts";
+import { probeMedia } from "../media/probe.ts";
 import { detectEngine, videoEncoderArgs } from "../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { renderClip, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render.ts";

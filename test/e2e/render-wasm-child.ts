@@ -3,7 +3,7 @@
  * must pick the embedded WebAssembly engine. Prints the engine and the output path as JSON.
  */
 import { detectEngine } from "../../src/media/ffmpeg-engine.ts";
-import { probeMedia } from "../../src/media/ffmpeg.ts";
+import { probeMedia } from "../../src/media/probe.ts";
 import { renderClip } from "../../src/pipeline/render.ts";
 
 const [input, format, out] = process.argv.slice(2) as [string, "linkedin" | "x", string];
