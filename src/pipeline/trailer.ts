@@ -14,6 +14,7 @@ import { renderClip, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render
 import type { CaptionStyle } from "./captions.ts";
 import type { AudiogramCard } from "./audiogram.ts";
 import type { MediaInfo, Word } from "./types.ts";
+import { splitSentences } from "./sentences.ts";
 
 export interface TrailerSegment {
   start: number;
@@ -40,27 +41,6 @@ export const DEFAULT_TRAILER: TrailerOptions = {
   crossfadeSeconds: 0.3, padSeconds: 0.15, fps: 25,
 };
 
-const endsSentence = (w: string) => /[.!?]["')\]]*$/.test(w);
-
-/** Splits words into sentences by terminal punctuation (and speaker changes). */
-export function sentences(words: Word[]): Word[][] {
-  const out: Word[][] = [];
-  let cur: Word[] = [];
-  for (const w of words) {
-    if (cur.length && cur[cur.length - 1]!.speaker !== w.speaker) {
-      out.push(cur);
-      cur = [];
-    }
-    cur.push(w);
-    if (endsSentence(w.word)) {
-      out.push(cur);
-      cur = [];
-    }
-  }
-  if (cur.length) out.push(cur);
-  return out;
-}
-
 export function trailerDuration(segments: TrailerSegment[], crossfade: number): number {
   const sum = segments.reduce((n, s) => n + (s.end - s.start), 0);
   return sum - Math.max(0, segments.length - 1) * crossfade;
@@ -76,13 +56,14 @@ export function planTrailer(clips: { start: number; end: number }[], words: Word
   const frame = 1 / o.fps;
   // Sentences of the whole transcript, kept only when entirely inside a clip: a clip boundary
   // inside a sentence must not produce a fragment.
-  const all = sentences(words);
+  // The same sentence splitter as clip selection, so trailer segments end where clips may end.
+  const all = splitSentences(words);
   const pools = clips.map((c, rank) =>
     all
-      .filter((s) => s[0]!.start >= c.start - 1e-6 && s[s.length - 1]!.end <= c.end + 1e-6)
+      .filter((s) => s.start >= c.start - 1e-6 && s.end <= c.end + 1e-6)
       .map((s) => {
-        const start = Math.max(c.start, s[0]!.start - o.padSeconds);
-        const rawEnd = Math.min(c.end, s[s.length - 1]!.end + o.padSeconds);
+        const start = Math.max(c.start, s.start - o.padSeconds);
+        const rawEnd = Math.min(c.end, s.end + o.padSeconds);
         const end = start + Math.max(1, Math.round((rawEnd - start) / frame)) * frame;
         return { start, end, clip: rank };
       })

@@ -3,8 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { centreCrop, piecewiseExpr, videoFilter } from "../../src/pipeline/render-graph.ts";
 import { assignSpeakers, buildTracks, turnsFromWords, type FaceObs } from "../../src/pipeline/faces.ts";
 import { cropWindowAt, ease, planCropPath, planShots } from "../../src/pipeline/crop-path.ts";
-import { crossfadeGraph, planTrailer, sentences, trailerDuration } from "../../src/pipeline/trailer.ts";
+import { crossfadeGraph, planTrailer, trailerDuration } from "../../src/pipeline/trailer.ts";
 import type { Word } from "../../src/pipeline/types.ts";
+import { splitSentences } from "../../src/pipeline/sentences.ts";
 
 describe("render graph", () => {
   test("centre crop takes the largest 9:16 window, even-sized", () => {
@@ -154,7 +155,7 @@ describe("trailer planning", () => {
     let t = 0;
     for (let s = 0; s < 60; s++) {
       for (let i = 0; i < 12; i++) {
-        out.push({ word: i === 11 ? `w${s}.` : `w${s}`, start: t, end: t + 0.3, speaker: s % 4 < 2 ? "A" : "B" });
+        out.push({ word: i === 11 ? `w${s}.` : i === 0 ? `W${s}` : `w${s}`, start: t, end: t + 0.3, speaker: s % 4 < 2 ? "A" : "B" });
         t += 0.35;
       }
       t += 0.4;
@@ -162,8 +163,8 @@ describe("trailer planning", () => {
     return out;
   }
 
-  test("sentences split on terminal punctuation", () => {
-    expect(sentences(words()).length).toBe(60);
+  test("the trailer's material is the shared sentence splitter's sentences", () => {
+    expect(splitSentences(words()).length).toBe(60);
   });
 
   test("takes whole sentences from the ranked clips, 60-90 s, best clip first", () => {
