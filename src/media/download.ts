@@ -43,9 +43,14 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
     }
     const tmp = `${dest}.part`;
     const out = createWriteStream(tmp);
+    // Errors of the file stream (disk full, or a write raced by destroy() after a refusal) are
+    // collected here instead of surfacing as unhandled events.
+    let writeError: Error | undefined;
+    out.on("error", (e) => (writeError ??= e));
     let bytes = 0;
     try {
       for await (const chunk of res) {
+        if (writeError) throw writeError;
         bytes += (chunk as Buffer).length;
         if (bytes > opts.maxBytes) throw new DownloadError(`the media passed the ${opts.maxBytes}-byte limit (CLIPYARD_MAX_MEDIA_BYTES)`);
         if (!out.write(chunk)) await new Promise((r) => out.once("drain", r));
