@@ -2,18 +2,12 @@
  * Agglomerative clustering of window embeddings: the diarizer's first, deliberately too fine, grouping.
  * Pure functions over plain vectors so they can be unit-tested with synthetic points.
  */
+import { cosine } from "./vector-math.ts";
+
 export type Vec = Float64Array;
 
 export function cosineDistance(a: Vec, b: Vec): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return 1 - dot / (Math.sqrt(na * nb) || 1);
+  return 1 - cosine(a, b);
 }
 
 export interface Dendrogram {

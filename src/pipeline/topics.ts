@@ -6,6 +6,7 @@
  */
 import type { SentenceNlp } from "./highlights-nlp.ts";
 import type { Sentence } from "./sentences.ts";
+import { cosine } from "./vector-math.ts";
 
 export type Vector = Float32Array;
 
@@ -39,17 +40,7 @@ export function lexicalVectors(nlps: SentenceNlp[]): Vector[] {
   });
 }
 
-export function cosine(a: Vector, b: Vector): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
+export { cosine };
 
 export function sumVectors(vs: Vector[]): Vector {
   const out = new Float32Array(vs[0]?.length ?? 1);
