@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { camelRow, preparedOnce } from "../db/prepared.ts";
+import { camelColumns, preparedOnce } from "../db/prepared.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
@@ -42,11 +42,13 @@ export function parseKey(key: string): ParsedKey {
   return null;
 }
 
-const keyByHash = preparedOnce((db) => db.$client.query("SELECT * FROM api_keys WHERE secret_hash = ?"));
+const keyByHash = preparedOnce((db) =>
+  db.$client.query(`SELECT ${camelColumns(apiKeys)} FROM api_keys WHERE secret_hash = ?`),
+);
 
 export function findKeyBySecret(db: Db, secret: string): ApiKey | undefined {
   const hash = sha256Hex(secret);
-  const row = camelRow<ApiKey>(keyByHash(db).get(hash) as Record<string, unknown> | null);
+  const row = (keyByHash(db).get(hash) as ApiKey | null) ?? undefined;
   // The index lookup already matched; the constant-time compare keeps that true if lookup ever changes.
   return row && safeEqual(row.secretHash, hash) ? row : undefined;
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { jobs, type JobRow } from "../db/schema.ts";
-import { camelRow, preparedOnce } from "../db/prepared.ts";
+import { camelColumns, preparedOnce } from "../db/prepared.ts";
 
 /**
  * One small function per SQL statement on the jobs table. Every state change is guarded by the
@@ -16,10 +16,10 @@ export function insertJob(db: Db, job: NewJob): JobRow {
   return db.insert(jobs).values({ ...job, attempts: 0 }).returning().get();
 }
 
-const jobOfOrg = preparedOnce((db) => db.$client.query("SELECT * FROM jobs WHERE id = ? AND org_id = ?"));
+const jobOfOrg = preparedOnce((db) => db.$client.query(`SELECT ${camelColumns(jobs)} FROM jobs WHERE id = ? AND org_id = ?`));
 
 export function getJob(db: Db, orgId: string, id: string): JobRow | undefined {
-  return camelRow<JobRow>(jobOfOrg(db).get(id, orgId) as Record<string, unknown> | null);
+  return (jobOfOrg(db).get(id, orgId) as JobRow | null) ?? undefined;
 }
 
 export function getJobById(db: Db, id: string): JobRow | undefined {
