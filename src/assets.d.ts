@@ -11,3 +11,15 @@ declare module "*.wasm" {
   const path: string;
   export default path;
 }
+declare module "@ffmpeg/core/wasm" {
+  const path: string;
+  export default path;
+}
+declare module "@ffmpeg/core" {
+  const createCore: (opts: unknown) => Promise<unknown>;
+  export default createCore;
+}
+declare module "@ffmpeg/core/package.json" {
+  const pkg: { version: string };
+  export default pkg;
+}

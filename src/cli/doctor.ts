@@ -53,8 +53,17 @@ async function checks(): Promise<Check[]> {
   }
 
   const cpu = cpuFeatures();
-  const py = await run([speechPython(), "-c", "import ctranslate2, faster_whisper, onnxruntime; print(ctranslate2.__version__, faster_whisper.__version__, onnxruntime.__version__, ctranslate2.get_cuda_device_count())"]);
-  if (py.code === 0) {
+  let python: string;
+  try {
+    python = speechPython();
+  } catch (err) {
+    python = "";
+    out.push({ name: "speech runtime", status: "fail", detail: (err as Error).message });
+  }
+  const py = python ? await run([python, "-c", "import ctranslate2, faster_whisper, onnxruntime; print(ctranslate2.__version__, faster_whisper.__version__, onnxruntime.__version__, ctranslate2.get_cuda_device_count())"]) : undefined;
+  if (!py) {
+    // reported above
+  } else if (py.code === 0) {
     const [ct2, fw, ort, gpus] = py.out.split(/\s+/);
     out.push({
       name: "speech runtime",

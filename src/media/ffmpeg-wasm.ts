@@ -7,12 +7,14 @@
  * appliance still renders where no ffmpeg binary can be installed.
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
-import { ROOT_DIR } from "../config.ts";
+import { basename, dirname, join, resolve } from "node:path";
+import corePackage from "@ffmpeg/core/package.json" with { type: "json" };
+// Imported as files so `bun build --compile` embeds the core in the binary; the glue is imported
+// dynamically below, so a native-ffmpeg process never evaluates it.
+import coreWasmPath from "@ffmpeg/core/wasm" with { type: "file" };
 import type { RunResult } from "./ffmpeg.ts";
 
 export const WASM_CORE_PACKAGE = "@ffmpeg/core";
-const CORE_DIR = resolve(ROOT_DIR, "node_modules/@ffmpeg/core/dist/esm");
 
 interface CoreModule {
   exec(...args: string[]): number;
@@ -31,24 +33,20 @@ interface CoreModule {
 let corePromise: Promise<CoreModule> | undefined;
 
 export function wasmCoreAvailable(): boolean {
-  return existsSync(join(CORE_DIR, "ffmpeg-core.js")) && existsSync(join(CORE_DIR, "ffmpeg-core.wasm"));
+  return existsSync(coreWasmPath);
 }
 
 export function coreVersion(): string {
-  try {
-    return JSON.parse(readFileSync(resolve(CORE_DIR, "../../package.json"), "utf8")).version as string;
-  } catch {
-    return "unknown";
-  }
+  return corePackage.version;
 }
 
 async function loadCore(): Promise<CoreModule> {
   if (!wasmCoreAvailable()) throw new Error(`${WASM_CORE_PACKAGE} is not installed (node_modules/@ffmpeg/core)`);
   // The emscripten glue reads self.location when it starts; Bun has `self` but no location.
   const g = globalThis as unknown as { self?: { location?: { href: string } } };
-  if (g.self && !g.self.location) g.self.location = { href: pathToHref(CORE_DIR) };
-  const factory = (await import(join(CORE_DIR, "ffmpeg-core.js"))).default as (opts: unknown) => Promise<CoreModule>;
-  const wasmBinary = readFileSync(join(CORE_DIR, "ffmpeg-core.wasm"));
+  if (g.self && !g.self.location) g.self.location = { href: pathToHref(dirname(coreWasmPath)) };
+  const factory = (await import("@ffmpeg/core")).default as (opts: unknown) => Promise<CoreModule>;
+  const wasmBinary = readFileSync(coreWasmPath);
   // The glue expects a "#<base64 JSON>" suffix naming the wasm URL; wasmBinary makes it unused.
   const core = await factory({ wasmBinary, mainScriptUrlOrBlob: "core#" + btoa(JSON.stringify({ wasmURL: "unused" })) });
   for (const dir of ["/in", "/out", "/fonts"]) core.FS.mkdir(dir);
