@@ -1,4 +1,4 @@
-import type { Segment } from "../pipeline/types.ts";
+import type { ClipContent, Segment } from "../pipeline/types.ts";
 
 /**
  * A completed job's output as stored. Media are file references, not URLs: "fixture:NAME" (a bundled
@@ -6,16 +6,10 @@ import type { Segment } from "../pipeline/types.ts";
  * presented, from the configured public URL and the job's share token, so changing
  * CLIPYARD_PUBLIC_URL never leaves stale links in the database.
  */
-export interface StoredClip {
+export interface StoredClip extends ClipContent {
   id: string;
   rank: number;
-  category: string;
-  hook: string;
-  pull_quote: string;
-  start_time: number;
-  end_time: number;
   duration_seconds: number;
-  transcript_text: string;
   files: Record<string, string>;
   score?: number;
   reason?: string;

@@ -44,6 +44,9 @@ export interface MediaInfo {
   fps?: number;
 }
 
+/** What describes a clip's content and place, wherever a clip is described (plan, stored output, fixtures). */
+export type ClipContent = Pick<ClipPlan, "category" | "hook" | "pull_quote" | "start_time" | "end_time" | "transcript_text">;
+
 /** A clip the highlight stage chose, before rendering. Times in seconds from media start. */
 export interface ClipPlan {
   rank: number;
