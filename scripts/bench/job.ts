@@ -1,0 +1,52 @@
+#!/usr/bin/env bun
+/**
+ * Whole live job on a long source, stage by stage: a 10-minute episode built from the real
+ * two-speaker call (looped), run through the same stages a live job runs (acquire of a local file,
+ * transcription, highlights, renders of 3 clips x 2 formats, notes). Prints seconds per stage.
+ * Usage: bun scripts/bench/job.ts [minutes=10] [--trailer]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config.ts";
+import type { JobRow } from "../../src/db/schema.ts";
+import { setLogLevel } from "../../src/log.ts";
+import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { livePipeline } from "../../src/pipeline/live.ts";
+import { runStages } from "../../src/pipeline/stage.ts";
+import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
+import { table } from "./load.ts";
+
+const minutes = Number(process.argv.find((a) => /^\d+(\.\d+)?$/.test(a)) ?? 10);
+const trailer = process.argv.includes("--trailer");
+setLogLevel("warn");
+const work = mkdtempSync(join(tmpdir(), "clipyard-bench-job-"));
+const source = join(work, "episode.wav");
+const loops = Math.ceil((minutes * 60) / 30);
+await ffmpeg(["-y", "-stream_loop", String(loops - 1), "-i", join(SHARED_MEDIA, "two_speakers_call.wav"), "-t", String(minutes * 60), source]);
+
+const job = { id: "job_bench", sourceType: "file", sourceUrl: source, options: JSON.stringify(trailer ? { include_trailer: true } : {}) } as JobRow;
+const pipeline = livePipeline(loadConfig(), { outDir: () => join(work, "out") });
+const started = new Map<string, number>();
+const t0 = performance.now();
+const state = await runStages(pipeline.stages(job), {
+  jobId: job.id,
+  workDir: join(work, "state"),
+  initialState: pipeline.initialState(job),
+  signal: new AbortController().signal,
+  onProgress: (stage) => {
+    if (!started.has(stage)) started.set(stage, performance.now());
+  },
+});
+const total = (performance.now() - t0) / 1000;
+const names = [...started.keys()];
+const rows = names.map((name, i) => ({
+  stage: name,
+  seconds: ((i + 1 < names.length ? started.get(names[i + 1]!)! : t0 + total * 1000) - started.get(name)!) / 1000,
+}));
+rows.push({ stage: "whole job", seconds: total });
+console.log(`live job on a ${minutes}-minute two-speaker episode (audio only, so audiograms), ${cpus().length} cores (${cpus()[0]?.model}); ${state.rendered?.length ?? 0} clips; engine ${JSON.stringify(state.engine)}`);
+console.log(table(rows));
+console.log(`real-time factor of the whole job: ${(total / (minutes * 60)).toFixed(3)}`);
+rmSync(work, { recursive: true, force: true });
+process.exit(0);
