@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrations } from "./migrations.ts";
+import { preparedOnce } from "./prepared.ts";
 import * as schema from "./schema.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -41,3 +42,22 @@ function migrate(sqlite: Database): void {
 export function tx<T>(db: Db, fn: () => T): T {
   return db.$client.transaction(fn).immediate();
 }
+
+/**
+ * Runs read-only fn in one deferred transaction: one consistent snapshot, and one WAL read lock
+ * (a pair of fcntl calls) for all its statements instead of a pair per statement.
+ */
+export function readTx<T>(db: Db, fn: () => T): T {
+  if (db.$client.inTransaction) return fn();
+  const { begin, end } = txStatements(db);
+  begin.run();
+  try {
+    return fn();
+  } finally {
+    // Nothing was written: ending the transaction only releases the snapshot.
+    end.run();
+  }
+}
+
+// bun:sqlite's transaction() prepares BEGIN/COMMIT on every call.
+const txStatements = preparedOnce((db) => ({ begin: db.$client.prepare("BEGIN DEFERRED"), end: db.$client.prepare("COMMIT") }));

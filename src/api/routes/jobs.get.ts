@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context.ts";
+import { readTx } from "../../db/client.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { getJob } from "../../jobs/store.ts";
 import { ApiError } from "../errors.ts";
@@ -6,8 +7,11 @@ import { guard } from "../guard.ts";
 
 /** GET /v1/jobs/{id} — spec §4; other organisations' ids are not_found, never forbidden. */
 export function getJobRoute(ctx: AppContext, request: Request, headers: Record<string, string | number>, id: string) {
-  const principal = guard(ctx, request, headers);
-  const row = getJob(ctx.db, principal.orgId, id);
-  if (!row) throw new ApiError("not_found", `No job ${id}.`, "id");
-  return presentJob(row, ctx.present);
+  // Key and job read in one snapshot: one WAL read lock instead of one per statement.
+  return readTx(ctx.db, () => {
+    const principal = guard(ctx, request, headers);
+    const row = getJob(ctx.db, principal.orgId, id);
+    if (!row) throw new ApiError("not_found", `No job ${id}.`, "id");
+    return presentJob(row, ctx.present);
+  });
 }

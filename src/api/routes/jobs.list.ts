@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AppContext } from "../../context.ts";
 import { presentJob } from "../../jobs/present.ts";
+import { readTx } from "../../db/client.ts";
 import { getJob, listJobs } from "../../jobs/store.ts";
 import { ApiError } from "../errors.ts";
 import { guard } from "../guard.ts";
@@ -21,6 +22,11 @@ export const ListQuerySchema = z
 
 /** GET /v1/jobs — newest first, cursor pagination (spec §4, §8). */
 export function listJobsRoute(ctx: AppContext, request: Request, headers: Record<string, string | number>) {
+  // The cursor lookup and the page come from one snapshot.
+  return readTx(ctx.db, () => listPage(ctx, request, headers));
+}
+
+function listPage(ctx: AppContext, request: Request, headers: Record<string, string | number>) {
   const principal = guard(ctx, request, headers);
   const query = Object.fromEntries(new URL(request.url).searchParams);
   const q = parseOrThrow(ListQuerySchema, query, () => "invalid_parameter");
