@@ -2,6 +2,8 @@
 export interface LoadResult {
   requests: number;
   errors: number;
+  /** Status and body of the first non-200 answer, to say why a run failed. */
+  firstError?: string;
   seconds: number;
   rps: number;
   p50: number;
@@ -11,6 +13,7 @@ export interface LoadResult {
 export async function runLoad(next: (i: number) => Request, opts: { concurrency: number; seconds: number }): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
+  let firstError: string | undefined;
   let i = 0;
   const end = performance.now() + opts.seconds * 1000;
   const start = performance.now();
@@ -19,8 +22,11 @@ export async function runLoad(next: (i: number) => Request, opts: { concurrency:
       while (performance.now() < end) {
         const t = performance.now();
         const res = await fetch(next(i++));
-        await res.arrayBuffer();
-        if (res.status !== 200) errors++;
+        const body = await res.text();
+        if (res.status !== 200) {
+          errors++;
+          firstError ??= `${res.status} ${body.slice(0, 300)}`;
+        }
         latencies.push(performance.now() - t);
       }
     }),
@@ -28,7 +34,7 @@ export async function runLoad(next: (i: number) => Request, opts: { concurrency:
   const seconds = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-  return { requests: latencies.length, errors, seconds, rps: latencies.length / seconds, p50: q(0.5), p99: q(0.99) };
+  return { requests: latencies.length, errors, firstError, seconds, rps: latencies.length / seconds, p50: q(0.5), p99: q(0.99) };
 }
 
 export function table(rows: Record<string, string | number>[]): string {
