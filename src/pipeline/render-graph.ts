@@ -89,12 +89,20 @@ export function assFilter(assPath: string, fontsDir: string): string {
 
 /** Filter graph from [0:v:0] to [vout]. */
 export function videoFilter(o: VideoFilterOptions): string {
+  const steps: string[] = [];
+  if (o.fps) steps.push(`fps=${o.fps}`);
+  steps.push(framingFilter(o));
+  steps.push("setsar=1");
+  steps.push(assFilter(o.assPath, o.fontsDir));
+  return `[0:v:0]${steps.join(",")}${o.suffix}[vout]`;
+}
+
+/** The crop/scale part of videoFilter alone: which source pixels fill the output frame. */
+export function framingFilter(o: Pick<VideoFilterOptions, "source" | "format" | "crop" | "clipStart">): string {
   const { width: W, height: H } = FORMATS[o.format];
   const srcW = o.source.width ?? W;
   const srcH = o.source.height ?? H;
   const aspect = W / H;
-  const steps: string[] = [];
-  if (o.fps) steps.push(`fps=${o.fps}`);
   let framing: string;
   if (o.crop && o.crop.mode === "track" && o.format === "linkedin") {
     const pts = o.crop.keyframes.map((k) => ({ t: k.t - o.clipStart, x: k.x, y: k.y }));
@@ -117,8 +125,5 @@ export function videoFilter(o: VideoFilterOptions): string {
   } else {
     framing = fitOverBlur(W, H);
   }
-  steps.push(framing);
-  steps.push("setsar=1");
-  steps.push(assFilter(o.assPath, o.fontsDir));
-  return `[0:v:0]${steps.join(",")}${o.suffix}[vout]`;
+  return framing;
 }

@@ -3,12 +3,12 @@
  * captions and loudness normalisation in a single encode. The framing and filter-graph choices are
  * pure functions (render-graph.ts); this module runs ffmpeg.
  */
-import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
-import { CLIP_LOUDNESS, correctPlan, meterEbur128, planLoudness, type LoudnessPlan } from "../media/ffmpeg-loudness.ts";
+import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
 import { planSpeakerCrop } from "./crop.ts";
@@ -77,42 +77,47 @@ export async function renderClip(req: RenderRequest): Promise<string> {
   try {
     const assPath = join(work, "captions.ass");
     await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
-    // Face analysis and loudness planning are independent: run them side by side.
     const window = { start: req.start, duration };
-    const [crop, loudness] = await Promise.all([resolveCrop(req), planLoudness(req.source.path, window, CLIP_LOUDNESS)]);
-    const boldFont = fontFile("DejaVuSans-Bold.ttf");
-    const fontsDir = dirname(boldFont);
-    const video = req.source.hasVideo
-      ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
-      : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, fontsDir, boldFont, suffix: enc.filterSuffix });
+    // Audio and video are made side by side and joined at the end: the loudness passes (meter,
+    // plan, encode, check the delivered AAC) run while face analysis and the video encode do, so
+    // the clip costs about its video encode. Both read the source with the same input seek.
+    const audioPath = join(work, "audio.m4a");
+    const videoPath = join(work, "video.mp4");
+    const t0 = performance.now();
+    const took: Record<string, number> = {};
+    const lap = (name: string) => (took[name] = Math.round(performance.now() - t0));
+    const audio = normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS).finally(() => lap("audioMs"));
+    const video = (async () => {
+      const crop = await resolveCrop(req);
+      lap("framingMs");
+      const boldFont = fontFile("DejaVuSans-Bold.ttf");
+      const fontsDir = dirname(boldFont);
+      const graph = req.source.hasVideo
+        ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
+        : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, fontsDir, boldFont, suffix: enc.filterSuffix });
+      await ffmpeg([
+        "-y", ...enc.inputArgs,
+        "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
+        "-filter_complex", graph, "-map", "[vout]", "-an",
+        ...enc.args,
+        "-t", duration.toFixed(3),
+        videoPath,
+      ]);
+      lap("videoMs");
+    })();
+    // Wait for both even when one fails: the other must not outlive the work folder.
+    const [a, v] = await Promise.allSettled([audio, video]);
+    if (v.status === "rejected") throw v.reason;
+    if (a.status === "rejected") throw a.reason;
     const outPath = req.outPath ?? join(tmpdir(), `clipyard-${req.format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
-    const audioArgs = ["-c:a", "aac", "-b:a", `${q.audioBitrateKbps}k`, "-ar", "48000", "-ac", String(q.audioChannels)];
     await ffmpeg([
-      "-y", ...enc.inputArgs,
-      "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
-      "-filter_complex", `${video};[0:a:0]${loudness.filter}[aout]`,
-      "-map", "[vout]", "-map", "[aout]",
-      ...enc.args, ...audioArgs,
-      "-t", duration.toFixed(3),
-      "-movflags", "+faststart",
+      "-y", "-i", videoPath, "-i", audioPath,
+      "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
+      "-t", duration.toFixed(3), "-movflags", "+faststart",
       outPath,
     ]);
-    // The delivered AAC is what must be in spec; when encoding moved it out, redo the audio only.
-    let plan: LoudnessPlan = loudness;
-    for (let attempt = 0; ; attempt++) {
-      const delivered = await meterEbur128(outPath);
-      const next = correctPlan(plan, delivered, CLIP_LOUDNESS);
-      if (!next) break;
-      if (attempt === 3) throw new Error(`clip loudness out of spec after corrections: ${delivered.integrated} LUFS, ${delivered.truePeak} dBTP`);
-      plan = next;
-      const fixed = join(work, "fixed.mp4");
-      await ffmpeg([
-        "-y", "-i", outPath, "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
-        "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-af", plan.filter, ...audioArgs,
-        "-t", duration.toFixed(3), "-movflags", "+faststart", fixed,
-      ]);
-      await rename(fixed, outPath);
-    }
+    lap("totalMs");
+    log.debug("clip rendered", { format: req.format, seconds: duration, ...took });
     return outPath;
   } finally {
     await rm(work, { recursive: true, force: true });
