@@ -1,5 +1,5 @@
-import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/models/speech-runtime-install.ts";
@@ -7,7 +7,14 @@ import { REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/models/speech-runti
 /** `clipyard runtime …` as the real CLI process. */
 const ROOT = resolve(import.meta.dir, "../..");
 const MAIN = join(ROOT, "src/main.ts");
-const tmp = () => mkdtempSync(join(tmpdir(), "clipyard-runtime-cli-"));
+const made: string[] = [];
+const tmp = () => {
+  const dir = mkdtempSync(join(tmpdir(), "clipyard-runtime-cli-"));
+  made.push(dir);
+  return dir;
+};
+// A real runtime is about half a gigabyte; do not leave one behind per run.
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 function clipyard(args: string[], env: Record<string, string | undefined> = {}) {
   const base = { ...process.env };
