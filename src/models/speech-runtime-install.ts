@@ -129,7 +129,7 @@ export async function installSpeechRuntime(opts: InstallOptions): Promise<Instal
   const requirementsFile = join(dir, REQUIREMENTS_FILE);
   writeFileSync(requirementsFile, REQUIREMENTS);
   const count = REQUIREMENTS.split("\n").filter((l) => /^\s*[^#\s]/.test(l)).length;
-  say(`installing ${count} pinned packages (faster-whisper, CTranslate2, ONNX Runtime) with pip; this takes a minute or two`);
+  say(`installing ${count} pinned packages (faster-whisper, CTranslate2, ONNX Runtime) with pip; this downloads a few hundred MB`);
   const pip = await run([venvPython(dir), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-input", "-r", requirementsFile]);
   if (pip.code !== 0) {
     throw new SpeechRuntimeInstallError(`pip install failed (exit ${pip.code}, Python ${version}); its last lines:\n${lastLines(pip.output, 12)}`);
