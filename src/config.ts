@@ -26,6 +26,7 @@ const EnvSchema = z.object({
   CLIPYARD_ALLOW_HTTP: flag,
   CLIPYARD_MODELS_DIR: z.string().optional(),
   CLIPYARD_MODEL_MIRROR: z.string().optional(),
+  CLIPYARD_SPEECH_DIR: z.string().optional(),
   CLIPYARD_MAX_MEDIA_BYTES: z.coerce.number().int().positive().default(4 * 1024 ** 3),
   CLIPYARD_MAX_MEDIA_SECONDS: z.coerce.number().positive().default(4 * 3600),
   CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
@@ -44,6 +45,8 @@ export type Config = {
   allowHttp: boolean;
   modelsDir: string;
   modelMirror?: string;
+  /** Where `clipyard runtime install` keeps the speech runtime (a Python virtual environment). */
+  speechDir: string;
   maxMediaBytes: number;
   maxMediaSeconds: number;
   workers: number;
@@ -73,6 +76,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // A checkout keeps models in the repo; the binary keeps them next to its data directory.
     modelsDir: resolve(e.CLIPYARD_MODELS_DIR ?? (COMPILED ? resolve(dataDir, "..", "models") : resolve(ROOT_DIR, "models"))),
     modelMirror: e.CLIPYARD_MODEL_MIRROR,
+    // Same split as models: scripts/setup/asr.sh's folder in a checkout, beside the data directory for the binary.
+    speechDir: resolve(e.CLIPYARD_SPEECH_DIR ?? (COMPILED ? resolve(dataDir, "..", "speech-venv") : resolve(ROOT_DIR, ".vendor", "speech-venv"))),
     maxMediaBytes: e.CLIPYARD_MAX_MEDIA_BYTES,
     maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,
     workers: e.CLIPYARD_WORKERS,

@@ -14,6 +14,7 @@ const commands: Record<string, { summary: string; load: () => Promise<{ default:
   doctor: { summary: "check ffmpeg, hardware encoders, speech runtime, GPU, models and the data directory", load: () => import("./cli/doctor.ts") },
   mcp: { summary: "run the MCP server (stdio) over the jobs API; needs SERVICE_API_KEY", load: () => import("./cli/mcp.ts") },
   models: { summary: "list, fetch and verify local models", load: () => import("./cli/models.ts") },
+  runtime: { summary: "install or check the Python speech runtime (faster-whisper, ONNX Runtime)", load: () => import("./cli/runtime.ts") },
   transcribe: { summary: "transcribe a media file with word timings and speakers", load: () => import("./cli/transcribe.ts") },
 };
 

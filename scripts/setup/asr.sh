@@ -4,9 +4,6 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
-VENV="$ROOT/.vendor/speech-venv"
-REQ="$ROOT/scripts/setup/asr-requirements.txt"
-STAMP="$VENV/.requirements.sha256"
 
 say() { printf '[setup/asr] %s\n' "$*" >&2; }
 
@@ -22,22 +19,16 @@ apt_install() {
 command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || { say "installing ffmpeg"; apt_install ffmpeg; }
 [ -d /usr/share/pocketsphinx/test/data/librivox ] || { say "installing pocketsphinx-testdata (benchmark recordings)"; apt_install pocketsphinx-testdata || true; }
 
-want="$(sha256sum "$REQ" | cut -d' ' -f1)"
-if [ -x "$VENV/bin/python" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ]; then
-  say "speech runtime up to date"
-else
-  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
-    say "installing python3-venv"; apt_install python3-venv
-  fi
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  say "installing speech runtime (faster-whisper, CTranslate2, ONNX Runtime)"
-  "$VENV/bin/pip" install -q --disable-pip-version-check --no-input -r "$REQ"
-  "$VENV/bin/python" -c 'import faster_whisper, ctranslate2, onnxruntime, numpy' 
-  echo "$want" > "$STAMP"
-fi
-
 command -v bun >/dev/null || { say "bun is required"; exit 1; }
 [ -d node_modules ] || bun install --frozen-lockfile >/dev/null
+
+# The venv is made by the same command a user of the single executable runs (pinned requirements,
+# stamp, import check; a no-op when current). Installing the OS's venv module is the one step it leaves
+# to setup, because it needs apt and root.
+if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+  say "installing python3-venv"; apt_install python3-venv
+fi
+bun run src/main.ts runtime install
+
 say "pulling and verifying models"
 bun run src/main.ts models pull whisper-tiny.en whisper-base silero-vad

@@ -6,7 +6,7 @@ import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { ytdlpCommand, VENDORED_YTDLP } from "../media/youtube.ts";
 import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
-import { speechPython } from "../models/speech-runtime.ts";
+import { describePackages, speechRuntimeStatus } from "../models/speech-runtime-status.ts";
 import { modelDir } from "../models/store.ts";
 
 type Status = "ok" | "warn" | "fail";
@@ -53,27 +53,17 @@ async function checks(): Promise<Check[]> {
   }
 
   const cpu = cpuFeatures();
-  let python: string;
-  try {
-    python = speechPython();
-  } catch (err) {
-    python = "";
-    out.push({ name: "speech runtime", status: "fail", detail: (err as Error).message });
-  }
-  const py = python ? await run([python, "-c", "import ctranslate2, faster_whisper, onnxruntime; print(ctranslate2.__version__, faster_whisper.__version__, onnxruntime.__version__, ctranslate2.get_cuda_device_count())"]) : undefined;
-  if (!py) {
-    // reported above
-  } else if (py.code === 0) {
-    const [ct2, fw, ort, gpus] = py.out.split(/\s+/);
-    out.push({
-      name: "speech runtime",
-      status: "ok",
-      detail: `faster-whisper ${fw} on CTranslate2 ${ct2} (${Number(gpus) > 0 ? `CUDA, ${gpus} GPU` : "CPU"}), onnxruntime ${ort}; CPU features: ${cpu.join(", ") || "none detected"}`,
-      data: { ctranslate2: ct2, faster_whisper: fw, onnxruntime: ort, cudaDevices: Number(gpus), cpuFeatures: cpu },
-    });
-  } else {
-    out.push({ name: "speech runtime", status: "fail", detail: `not usable (${py.out.split("\n").at(-1)}); run scripts/setup.sh` });
-  }
+  const speech = await speechRuntimeStatus();
+  const where = speech.pythonFromOverride ? `${speech.python} (CLIPYARD_SPEECH_PYTHON)` : speech.dir;
+  out.push({
+    name: "speech runtime",
+    status: speech.state === "ready" ? "ok" : speech.state === "outdated" ? "warn" : "fail",
+    detail:
+      speech.state === "ready"
+        ? `${describePackages(speech)}, Python ${speech.pythonVersion} in ${where}; CPU features: ${cpu.join(", ") || "none detected"}`
+        : `${speech.state}: ${speech.problem} (run: ${speech.fix})`,
+    data: { ...speech, cpuFeatures: cpu },
+  });
 
   const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
   out.push(gpu.code === 0 ? { name: "gpu", status: "ok", detail: gpu.out } : { name: "gpu", status: "ok", detail: "none (CPU only)" });

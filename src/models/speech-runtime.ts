@@ -2,14 +2,25 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { COMPILED, ROOT_DIR } from "../config.ts";
+import { COMPILED, loadConfig } from "../config.ts";
 import embeddedWorker from "./python/asr_worker.py" with { type: "file" };
 
 /**
- * The Python environment that runs CTranslate2 (Whisper) and ONNX Runtime (Silero). It is created by
- * scripts/setup/asr.sh in a git-ignored folder of the repository; CLIPYARD_SPEECH_PYTHON overrides it.
+ * The speech runtime is the Python environment that runs CTranslate2 (Whisper) and ONNX Runtime
+ * (Silero). `clipyard runtime install` creates it in speechRuntimeDir(); CLIPYARD_SPEECH_PYTHON points
+ * live jobs at a Python of the operator's own instead.
  */
-export const SPEECH_VENV = resolve(ROOT_DIR, ".vendor", "speech-venv");
+export const INSTALL_COMMAND = "clipyard runtime install";
+
+/** Where the runtime lives: config.speechDir (a checkout's .vendor/speech-venv, or beside the binary's data directory). */
+export function speechRuntimeDir(env: Record<string, string | undefined> = process.env): string {
+  return loadConfig(env).speechDir;
+}
+
+export function venvPython(dir: string): string {
+  return resolve(dir, "bin", "python");
+}
+
 /**
  * The Python worker, embedded in the compiled binary; Python cannot read the binary's virtual
  * filesystem, so there it is copied out once to a temp file named by its content hash.
@@ -23,16 +34,25 @@ export function workerScript(): string {
 }
 
 export class SpeechRuntimeMissingError extends Error {
-  constructor(path: string) {
-    super(`speech runtime not found at ${path}; run \`bash scripts/setup/asr.sh\` to create it`);
+  constructor(path: string, fromOverride: boolean) {
+    super(
+      fromOverride
+        ? `speech runtime not found: CLIPYARD_SPEECH_PYTHON is ${path}, which does not exist; fix it, or unset it and run \`${INSTALL_COMMAND}\``
+        : `speech runtime not found at ${path}; run \`${INSTALL_COMMAND}\` to create it`,
+    );
     this.name = "SpeechRuntimeMissingError";
   }
 }
 
-export function speechPython(): string {
-  const override = process.env.CLIPYARD_SPEECH_PYTHON;
-  const path = override ?? resolve(SPEECH_VENV, "bin", "python");
-  if (!existsSync(path)) throw new SpeechRuntimeMissingError(path);
+/** The Python live jobs run: CLIPYARD_SPEECH_PYTHON if set, else the installed runtime's. */
+export function configuredSpeechPython(env: Record<string, string | undefined> = process.env): { path: string; fromOverride: boolean } {
+  const override = env.CLIPYARD_SPEECH_PYTHON;
+  return override ? { path: override, fromOverride: true } : { path: venvPython(speechRuntimeDir(env)), fromOverride: false };
+}
+
+export function speechPython(env: Record<string, string | undefined> = process.env): string {
+  const { path, fromOverride } = configuredSpeechPython(env);
+  if (!existsSync(path)) throw new SpeechRuntimeMissingError(path, fromOverride);
   return path;
 }
 

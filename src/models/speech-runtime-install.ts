@@ -1,0 +1,147 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+// Imported as text so `bun build --compile` carries the pins: a binary user has no checkout to read them from.
+import pinnedRequirements from "../../scripts/setup/asr-requirements.txt" with { type: "text" };
+import { venvPython } from "./speech-runtime.ts";
+
+export const REQUIREMENTS: string = pinnedRequirements;
+/** Same digest `sha256sum scripts/setup/asr-requirements.txt` gives, so runtimes stamped by older setups stay current. */
+export const REQUIREMENTS_SHA256 = createHash("sha256").update(REQUIREMENTS).digest("hex");
+const STAMP_FILE = ".requirements.sha256";
+const REQUIREMENTS_FILE = ".requirements.txt";
+/** What the speech worker imports; a runtime that cannot import these cannot run a live job. */
+export const RUNTIME_MODULES = ["faster_whisper", "ctranslate2", "onnxruntime", "numpy"];
+
+/** The requirements digest the runtime in `dir` was installed from, or null when it carries no stamp. */
+export function installedRequirementsSha256(dir: string): string | null {
+  try {
+    return readFileSync(join(dir, STAMP_FILE), "utf8").trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+export function isUpToDate(dir: string): boolean {
+  return existsSync(venvPython(dir)) && installedRequirementsSha256(dir) === REQUIREMENTS_SHA256;
+}
+
+export class SpeechRuntimeInstallError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SpeechRuntimeInstallError";
+  }
+}
+
+export interface InstallOptions {
+  dir: string;
+  /** Interpreter the venv is made from: a path, or a command name looked up on PATH. Default python3. */
+  python?: string;
+  /** Rebuild even when the stamp says the runtime is current (for a runtime broken after it was stamped). */
+  force?: boolean;
+  onProgress?: (line: string) => void;
+}
+
+export interface InstallResult {
+  dir: string;
+  changed: boolean;
+  pythonVersion?: string;
+  seconds: number;
+}
+
+interface Ran {
+  code: number;
+  output: string;
+}
+
+async function run(cmd: string[]): Promise<Ran> {
+  try {
+    const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { code, output: `${out}\n${err}`.trim() };
+  } catch (e) {
+    return { code: 127, output: (e as Error).message };
+  }
+}
+
+function lastLines(text: string, n: number): string {
+  const lines = text.split("\n").filter((l) => l.trim());
+  return lines.length ? lines.slice(-n).map((l) => `  ${l}`).join("\n") : "  (no output)";
+}
+
+function basePython(requested: string | undefined): string {
+  if (requested === undefined) {
+    const found = Bun.which("python3");
+    if (!found) throw new SpeechRuntimeInstallError("python3 not found on PATH; install Python 3 with its venv module (Debian/Ubuntu: apt-get install python3 python3-venv), or pass --python PATH");
+    return found;
+  }
+  const found = requested.includes("/") ? (existsSync(requested) ? requested : null) : Bun.which(requested);
+  if (!found) throw new SpeechRuntimeInstallError(`python not found: ${requested}; pass --python the path of a Python 3 interpreter`);
+  return found;
+}
+
+const NO_VENV_MODULE = /No module named '?(venv|ensurepip)'?|ensurepip is not\s+available/;
+const noVenvModule = (python: string) =>
+  new SpeechRuntimeInstallError(`${python} cannot create virtual environments (its venv/ensurepip module is missing); on Debian/Ubuntu: apt-get install python3-venv`);
+
+/** Checks the interpreter can make a venv and returns its version, before anything on disk is touched. */
+async function checkVenvSupport(python: string): Promise<string> {
+  const probe = await run([python, "-c", "import sys, venv, ensurepip; print(sys.version.split()[0])"]);
+  if (probe.code === 0) return probe.output.split("\n")[0]!.trim();
+  if (NO_VENV_MODULE.test(probe.output)) throw noVenvModule(python);
+  throw new SpeechRuntimeInstallError(`${python} did not run as Python 3 (exit ${probe.code}):\n${lastLines(probe.output, 5)}`);
+}
+
+/** A rebuild starts from an empty folder; only a previous venv is deleted, never a folder of someone else's files. */
+function clearForRebuild(dir: string): void {
+  if (!existsSync(dir)) return;
+  if (!statSync(dir).isDirectory() || (readdirSync(dir).length > 0 && !existsSync(join(dir, "pyvenv.cfg")))) {
+    throw new SpeechRuntimeInstallError(`${dir} exists and is not a Python virtual environment; refusing to replace it (choose a new or empty folder with --dir)`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Creates the speech runtime in opts.dir: a venv with exactly the pinned requirements, verified by
+ * importing what the worker needs, then stamped with the requirements digest. A runtime whose stamp
+ * matches is left alone, so a second run costs nothing.
+ */
+export async function installSpeechRuntime(opts: InstallOptions): Promise<InstallResult> {
+  const t0 = performance.now();
+  const seconds = () => (performance.now() - t0) / 1000;
+  const say = opts.onProgress ?? (() => {});
+  const { dir } = opts;
+  if (!opts.force && isUpToDate(dir)) {
+    say(`speech runtime up to date (${dir})`);
+    return { dir, changed: false, seconds: seconds() };
+  }
+
+  const python = basePython(opts.python);
+  const version = await checkVenvSupport(python);
+  clearForRebuild(dir);
+  say(`creating virtual environment in ${dir} (Python ${version}, ${python})`);
+  const venv = await run([python, "-m", "venv", dir]);
+  if (venv.code !== 0) {
+    if (NO_VENV_MODULE.test(venv.output)) throw noVenvModule(python);
+    throw new SpeechRuntimeInstallError(`${python} -m venv ${dir} failed (exit ${venv.code}):\n${lastLines(venv.output, 8)}`);
+  }
+
+  const requirementsFile = join(dir, REQUIREMENTS_FILE);
+  writeFileSync(requirementsFile, REQUIREMENTS);
+  const count = REQUIREMENTS.split("\n").filter((l) => /^\s*[^#\s]/.test(l)).length;
+  say(`installing ${count} pinned packages (faster-whisper, CTranslate2, ONNX Runtime) with pip; this downloads a few hundred MB`);
+  const pip = await run([venvPython(dir), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-input", "-r", requirementsFile]);
+  if (pip.code !== 0) {
+    throw new SpeechRuntimeInstallError(`pip install failed (exit ${pip.code}, Python ${version}); its last lines:\n${lastLines(pip.output, 12)}`);
+  }
+
+  say(`verifying: import ${RUNTIME_MODULES.join(", ")}`);
+  const check = await run([venvPython(dir), "-c", `import ${RUNTIME_MODULES.join(", ")}`]);
+  if (check.code !== 0) {
+    throw new SpeechRuntimeInstallError(`the packages installed but do not import (exit ${check.code}):\n${lastLines(check.output, 8)}`);
+  }
+  // Stamped last: an interrupted or failed install is never mistaken for a current one.
+  writeFileSync(join(dir, STAMP_FILE), `${REQUIREMENTS_SHA256}\n`);
+  say(`speech runtime installed in ${dir} (${seconds().toFixed(0)} s)`);
+  return { dir, changed: true, pythonVersion: version, seconds: seconds() };
+}
