@@ -6,6 +6,7 @@ import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { ytdlpCommand, VENDORED_YTDLP } from "../media/youtube.ts";
 import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
+import { capture } from "../capture.ts";
 import { describePackages, speechRuntimeStatus } from "../models/speech-runtime-status.ts";
 import { modelDir } from "../models/store.ts";
 
@@ -18,13 +19,8 @@ interface Check {
 }
 
 async function run(cmd: string[], env?: Record<string, string>): Promise<{ code: number; out: string }> {
-  try {
-    const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    return { code, out: (out || err).trim() };
-  } catch (e) {
-    return { code: 127, out: (e as Error).message };
-  }
+  const r = await capture(cmd, env);
+  return { code: r.code, out: (r.stdout || r.stderr).trim() };
 }
 
 function cpuFeatures(): string[] {

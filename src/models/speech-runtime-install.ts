@@ -1,13 +1,14 @@
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // Imported as text so `bun build --compile` carries the pins: a binary user has no checkout to read them from.
 import pinnedRequirements from "../../scripts/setup/asr-requirements.txt" with { type: "text" };
+import { capture } from "../capture.ts";
+import { sha256Hex } from "../ids.ts";
 import { venvPython } from "./speech-runtime.ts";
 
 export const REQUIREMENTS: string = pinnedRequirements;
 /** Same digest `sha256sum scripts/setup/asr-requirements.txt` gives, so runtimes stamped by older setups stay current. */
-export const REQUIREMENTS_SHA256 = createHash("sha256").update(REQUIREMENTS).digest("hex");
+export const REQUIREMENTS_SHA256 = sha256Hex(REQUIREMENTS);
 const STAMP_FILE = ".requirements.sha256";
 const REQUIREMENTS_FILE = ".requirements.txt";
 /** What the speech worker imports; a runtime that cannot import these cannot run a live job. */
@@ -49,19 +50,10 @@ export interface InstallResult {
   seconds: number;
 }
 
-interface Ran {
-  code: number;
-  output: string;
-}
-
-async function run(cmd: string[]): Promise<Ran> {
-  try {
-    const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    return { code, output: `${out}\n${err}`.trim() };
-  } catch (e) {
-    return { code: 127, output: (e as Error).message };
-  }
+/** Exit code and both streams together: pip and venv put their errors on either. */
+async function run(cmd: string[]): Promise<{ code: number; output: string }> {
+  const r = await capture(cmd);
+  return { code: r.code, output: `${r.stdout}\n${r.stderr}`.trim() };
 }
 
 function lastLines(text: string, n: number): string {

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { capture } from "../capture.ts";
 import { COMPILED } from "../config.ts";
 import { installedRequirementsSha256, REQUIREMENTS_SHA256 } from "./speech-runtime-install.ts";
 import { configuredSpeechPython, INSTALL_COMMAND, speechRuntimeDir, venvPython } from "./speech-runtime.ts";
@@ -49,15 +50,10 @@ interface Probe {
 }
 
 async function probe(python: string): Promise<Probe> {
-  try {
-    const p = Bun.spawn([python, "-c", PROBE_PY], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    const last = out.trim().split("\n").at(-1) ?? "";
-    if (code === 0 && last.startsWith("{")) return JSON.parse(last) as Probe;
-    return { python: null, packages: null, cudaDevices: null, error: `exit ${code}: ${(err || out).trim().split("\n").at(-1) ?? ""}` };
-  } catch (e) {
-    return { python: null, packages: null, cudaDevices: null, error: (e as Error).message };
-  }
+  const { code, stdout, stderr } = await capture([python, "-c", PROBE_PY]);
+  const last = stdout.trim().split("\n").at(-1) ?? "";
+  if (code === 0 && last.startsWith("{")) return JSON.parse(last) as Probe;
+  return { python: null, packages: null, cudaDevices: null, error: `exit ${code}: ${(stderr || stdout).trim().split("\n").at(-1) ?? ""}` };
 }
 
 /**
