@@ -53,22 +53,26 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   const margins = captionMargins(o.frame);
   const waveW = Math.round(W * 0.84 / 2) * 2;
   const waveH = Math.round(H * (vertical ? 0.07 : 0.1) / 2) * 2;
-  const waveY = Math.round(H * (vertical ? 0.42 : 0.45));
+  const waveY = Math.round(H * (vertical ? 0.42 : 0.45) / 2) * 2;
   const unit = Math.min(W, H);
   // Long titles shrink to fit between the margins (bold DejaVu averages ~0.62 em per character).
   const titleChars = Math.max(1, o.card?.title.length ?? 1);
   const titleSize = Math.round(Math.min(unit * 0.05, (W - margins.left - margins.right) / (titleChars * 0.62)));
   const nameSize = Math.round(unit * 0.075);
   const offset = o.clipStart ?? 0;
+  const waveX = Math.round((W - waveW) / 4) * 2;
   const parts = [
-    `color=c=${bg}:s=${W}x${H}:r=${o.fps}[bg]`,
+    // The card is built around the spectrum: it is drawn over a backdrop of its own size and padded
+    // out to the frame. Overlaying it on a full-frame backdrop would copy and blend the whole
+    // 1080x1920 picture every frame, which cost more than the spectrum itself.
+    `color=c=${bg}:s=${waveW}x${waveH}:r=${o.fps}[wbg]`,
     // A mirrored speech-band spectrum (0-4 kHz): it pulses with the voice and, being flat bars,
     // costs far fewer bits than a raw waveform.
     `[0:a:0]aformat=channel_layouts=mono,highpass=f=150,aresample=8000,volume=12,` +
       `showfreqs=s=${waveW}x${waveH / 2}:mode=bar:ascale=sqrt:fscale=lin:win_size=64:averaging=2:rate=${o.card?.visualFps ?? o.fps}:colors=${accent},` +
       `split[wu][wd];[wd]vflip[wdf];[wu][wdf]vstack[wave]`,
   ];
-  const steps: string[] = [`[bg][wave]overlay=x=(W-w)/2:y=${waveY}:shortest=1`];
+  const steps: string[] = [`[wbg][wave]overlay=shortest=1:format=yuv420`, `pad=${W}:${H}:${waveX}:${waveY}:color=${bg}`];
   // A thin accent bar under the title, so the card reads as a designed frame, not a blank.
   steps.push(`drawbox=x=${margins.left}:y=${Math.round(H * 0.12 + titleSize * 1.6)}:w=${W - margins.left - margins.right}:h=${Math.max(2, Math.round(unit * 0.006))}:color=${accent}:t=fill`);
   if (o.card?.title) {
