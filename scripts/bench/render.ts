@@ -2,7 +2,9 @@
 /**
  * Render benchmark: for a 45 s clip in each format, the full renderer (framing incl. face analysis,
  * captions, loudness) next to the floor, a plain ffmpeg re-encode of the same segment to the same
- * size with the same encoder settings. Prints a table; the target ratio is <= 1.3.
+ * size with the same encoder settings. Prints a table; the target ratio is <= 1.3. The last rows
+ * render one clip in both formats at once, as a live job does (renderClipFormats: one audio,
+ * analysis beside the other format's encode), against the sum of the two floors.
  *
  *   bun scripts/bench/render.ts [--seconds 45] [--runs 1]
  *
@@ -15,7 +17,7 @@ import { join } from "node:path";
 import { ffmpeg } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
-import { renderClip, DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render.ts";
+import { renderClip, renderClipFormats, DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render.ts";
 import { FORMATS, framingFilter, type ClipFormat, type CropPath } from "../../src/pipeline/render-graph.ts";
 import { planSpeakerCrop } from "../../src/pipeline/crop.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
@@ -88,6 +90,7 @@ try {
   const engine = await detectEngine();
   const { video, audio, words } = await buildSource(dir);
   const rows: string[][] = [];
+  const floors = new Map<string, number>();
   const cases: { name: string; source: MediaInfo; format: ClipFormat; crop?: "speaker" | "centre" }[] = [
     { name: "video 9:16 speaker crop", source: video, format: "linkedin", crop: "speaker" },
     { name: "video 9:16 centre crop", source: video, format: "linkedin", crop: "centre" },
@@ -110,7 +113,22 @@ try {
     const full = await time(() =>
       renderClip({ source: c.source, words, start: START, end: START + SECONDS, format: c.format, crop: c.crop, style: "bold", outPath: join(dir, "full.mp4") }),
     );
+    floors.set(c.name, floor);
     rows.push([c.name, floor.toFixed(1), full.toFixed(1), (full / floor).toFixed(2), analysis || "-"]);
+  }
+  const both: { name: string; source: MediaInfo; parts: string[] }[] = [
+    { name: "video, both formats (9:16 speaker + 16:9)", source: video, parts: ["video 9:16 speaker crop", "video 16:9"] },
+    { name: "audiogram, both formats", source: audio, parts: ["audiogram 9:16", "audiogram 16:9"] },
+  ];
+  for (const b of both) {
+    const floor = b.parts.reduce((sum, p) => sum + floors.get(p)!, 0);
+    const full = await time(() =>
+      renderClipFormats({ source: b.source, words, start: START, end: START + SECONDS, style: "bold" }, [
+        { format: "linkedin", outPath: join(dir, "full-v.mp4") },
+        { format: "x", outPath: join(dir, "full-h.mp4") },
+      ]),
+    );
+    rows.push([b.name, floor.toFixed(1), full.toFixed(1), (full / floor).toFixed(2), "-"]);
   }
   const header = ["case", "plain re-encode s", "renderClip s", "ratio", "of which face analysis s"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

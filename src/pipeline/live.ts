@@ -15,7 +15,7 @@ import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights.ts";
 import { audioFeaturesFromWav } from "./highlights-audio.ts";
 import { planHighlights } from "./highlights-plan.ts";
-import { renderClip, type ClipFormat } from "./render.ts";
+import { renderClipFormats, type ClipFormat } from "./render.ts";
 import { PipelineError, type Stage } from "./stage.ts";
 import { planTrailer, renderTrailer } from "./trailer.ts";
 import { transcribeFile } from "./transcribe.ts";
@@ -147,21 +147,21 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         for (const [i, clip] of plan.clips.entries()) {
           const files: Record<string, string> = {};
           try {
-            for (const format of FORMATS_RENDERED) {
-              const name = `clip${i + 1}_${format}.mp4`;
-              await renderClip({
+            await renderClipFormats(
+              {
                 source,
                 words: transcript.words,
                 start: clip.start_time,
                 end: clip.end_time,
-                format,
                 style: o.caption_style ?? DEFAULT_CAPTION_STYLE,
                 card,
-                outPath: join(outDir(job), name),
-              });
-              files[format] = `job:${name}`;
-              ctx.report(++done / total);
-            }
+              },
+              FORMATS_RENDERED.map((format) => ({ format, outPath: join(outDir(job), `clip${i + 1}_${format}.mp4`) })),
+              (format) => {
+                files[format] = `job:clip${i + 1}_${format}.mp4`;
+                ctx.report(++done / total);
+              },
+            );
             rendered.push({ plan: clip, files });
           } catch (err) {
             if (ctx.signal.aborted) throw err;

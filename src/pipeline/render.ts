@@ -65,35 +65,57 @@ async function resolveCrop(req: RenderRequest): Promise<CropPath | undefined> {
 }
 
 export async function renderClip(req: RenderRequest): Promise<string> {
+  const [out] = await renderClipFormats(req, [{ format: req.format, outPath: req.outPath }]);
+  return out!;
+}
+
+export interface FormatOutput {
+  format: ClipFormat;
+  outPath?: string;
+}
+
+/**
+ * One clip in several formats: the loudness-normalised audio is made once and shared, and the
+ * formats' video encodes run side by side, so the 9:16 face analysis overlaps the 16:9 encode
+ * instead of holding a core idle. Resolves to the output paths in the order given; `onRendered`
+ * is told as each format is written. Any part failing fails the call before any output is
+ * written: outputs are joined only once the audio and every format's video exist.
+ */
+export async function renderClipFormats(
+  req: Omit<RenderRequest, "format" | "outPath">,
+  outputs: FormatOutput[],
+  onRendered?: (format: ClipFormat, path: string) => void,
+): Promise<string[]> {
   const duration = req.end - req.start;
+  if (outputs.length === 0) throw new Error("no output formats requested");
   if (!(duration > 0)) throw new Error(`clip end ${req.end} is not after start ${req.start}`);
   if (req.end > req.source.durationSeconds + 0.05) throw new Error(`clip end ${req.end} is past the source's end ${req.source.durationSeconds}`);
   if (!req.source.hasAudio) throw new Error(`source ${req.source.path} has no audio to render`);
   const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
-  const frame = FORMATS[req.format];
   const engine = await detectEngine();
   const enc = videoEncoderArgs(engine.encoder, q);
   const work = await mkdtemp(join(tmpdir(), "clipyard-render-"));
   try {
-    const assPath = join(work, "captions.ass");
-    await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
     const window = { start: req.start, duration };
     // Audio and video are made side by side and joined at the end: the loudness passes (meter,
-    // plan, encode, check the delivered AAC) run while face analysis and the video encode do, so
-    // the clip costs about its video encode. Both read the source with the same input seek.
+    // plan, encode, check the delivered AAC) run while face analysis and the video encodes do.
+    // Every encode reads the source with the same input seek.
     const audioPath = join(work, "audio.m4a");
-    const videoPath = join(work, "video.mp4");
     const t0 = performance.now();
     const took: Record<string, number> = {};
     const lap = (name: string) => (took[name] = Math.round(performance.now() - t0));
     const audio = normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS).finally(() => lap("audioMs"));
-    const video = (async () => {
-      const crop = await resolveCrop(req);
-      lap("framingMs");
+    const videos = outputs.map(async ({ format }, i) => {
+      const frame = FORMATS[format];
+      const assPath = join(work, `captions-${i}.ass`);
+      const videoPath = join(work, `video-${i}.mp4`);
+      await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
+      const crop = await resolveCrop({ ...req, format });
+      if (crop) lap(`${format}FramingMs`);
       const boldFont = fontFile("DejaVuSans-Bold.ttf");
       const fontsDir = dirname(boldFont);
       const graph = req.source.hasVideo
-        ? videoFilter({ source: req.source, format: req.format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
+        ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
         : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, fontsDir, boldFont, suffix: enc.filterSuffix });
       await ffmpeg([
         "-y", ...enc.inputArgs,
@@ -103,22 +125,27 @@ export async function renderClip(req: RenderRequest): Promise<string> {
         "-t", duration.toFixed(3),
         videoPath,
       ]);
-      lap("videoMs");
-    })();
-    // Wait for both even when one fails: the other must not outlive the work folder.
-    const [a, v] = await Promise.allSettled([audio, video]);
-    if (v.status === "rejected") throw v.reason;
-    if (a.status === "rejected") throw a.reason;
-    const outPath = req.outPath ?? join(tmpdir(), `clipyard-${req.format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
-    await ffmpeg([
-      "-y", "-i", videoPath, "-i", audioPath,
-      "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
-      "-t", duration.toFixed(3), "-movflags", "+faststart",
-      outPath,
-    ]);
+      lap(`${format}VideoMs`);
+      return videoPath;
+    });
+    // Wait for everything even when one part fails: nothing may outlive the work folder.
+    const [a, ...v] = await Promise.allSettled([audio, ...videos]);
+    for (const r of [...v, a]) if (r!.status === "rejected") throw r!.reason;
+    const paths: string[] = [];
+    for (const [i, { format, outPath }] of outputs.entries()) {
+      const out = outPath ?? join(tmpdir(), `clipyard-${format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
+      await ffmpeg([
+        "-y", "-i", (v[i] as PromiseFulfilledResult<string>).value, "-i", audioPath,
+        "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
+        "-t", duration.toFixed(3), "-movflags", "+faststart",
+        out,
+      ]);
+      paths.push(out);
+      onRendered?.(format, out);
+    }
     lap("totalMs");
-    log.debug("clip rendered", { format: req.format, seconds: duration, ...took });
-    return outPath;
+    log.debug("clip rendered", { formats: outputs.map((o) => o.format), seconds: duration, ...took });
+    return paths;
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -11,7 +11,7 @@ import { detectEngine } from "../../src/media/ffmpeg-engine.ts";
 import { ffmpeg, ffprobeJson } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
-import { renderClip } from "../../src/pipeline/render.ts";
+import { renderClip, renderClipFormats } from "../../src/pipeline/render.ts";
 import { captionMargins } from "../../src/pipeline/captions.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
@@ -72,13 +72,29 @@ describe("engine", () => {
   });
 });
 
-describe("renderClip on a video source", () => {
+describe("renderClipFormats on a video source", () => {
   const words = evenWords("we keep bees on the roof above the bus stop", 0.5, 5.5);
+  const formats = [["linkedin", 1080, 1920], ["x", 1920, 1080]] as const;
+  let outs: string[] = [];
 
-  for (const [format, w, h] of [["linkedin", 1080, 1920], ["x", 1920, 1080]] as const) {
+  test("both formats from one call, in the order asked, sharing one normalised audio track", async () => {
+    const source = await probeMedia(join(MEDIA, "talking_head_a.mp4"));
+    const told: string[] = [];
+    outs = await renderClipFormats(
+      { source, words, start: 0.5, end: 5.5, style: "bold" },
+      formats.map(([format]) => ({ format, outPath: join(work, `${format}.mp4`) })),
+      (format) => told.push(format),
+    );
+    expect(outs).toEqual(formats.map(([f]) => join(work, `${f}.mp4`)));
+    expect(told).toEqual(["linkedin", "x"]);
+    const audioMd5 = async (path: string) => (await ffmpeg(["-i", path, "-map", "0:a", "-c", "copy", "-f", "md5", "-"])).stdout.trim();
+    expect(await audioMd5(outs[0]!)).toBe(await audioMd5(outs[1]!));
+  }, 90_000);
+
+  for (const [i, [format, w, h]] of formats.entries()) {
     test(`${format}: ${w}x${h}, H.264 + AAC 48 kHz, -14 LUFS, captions burned in the safe area`, async () => {
-      const source = await probeMedia(join(MEDIA, "talking_head_a.mp4"));
-      const out = await renderClip({ source, words, start: 0.5, end: 5.5, format, style: "bold", outPath: join(work, `${format}.mp4`) });
+      const out = outs[i]!;
+      expect(out).toBeDefined();
       await checkFormat(out, w, h, 5);
       // Halfway through the third word: its highlight must sit in the caption band above the bottom margin.
       const third = words[2]!;
@@ -90,6 +106,11 @@ describe("renderClip on a video source", () => {
       expect(yellowPixels(rgb, w, 0, Math.round(h / 2))).toBe(0);
     }, 60_000);
   }
+
+  test("no formats asked for is an error, not an empty success", async () => {
+    const source = await probeMedia(join(MEDIA, "talking_head_a.mp4"));
+    await expect(renderClipFormats({ source, words, start: 0.5, end: 5.5 }, [])).rejects.toThrow(/no output formats/);
+  });
 });
 
 describe("renderClip on an audio-only source", () => {
@@ -106,5 +127,22 @@ describe("renderClip on an audio-only source", () => {
     const w = words[4]!;
     const rgb = await frameAt(out, (w.start + w.end) / 2, 1080, 1920);
     expect(yellowPixels(rgb, 1080, 0, 1920)).toBeGreaterThan(200);
+    // The card's colour fills the frame to its corners, and the spectrum (accent 0x7fdbca) pulses
+    // in its band at 42% of the height.
+    const px = (x: number, y: number) => [...rgb.subarray((y * 1080 + x) * 3, (y * 1080 + x) * 3 + 3)];
+    for (const [x, y] of [[2, 2], [1077, 2], [2, 1917], [1077, 1917]] as const) {
+      expect(px(x, y).every((c, i) => Math.abs(c - [0x1b, 0x2a, 0x41][i]!) <= 6)).toBe(true);
+    }
+    const accent = (y0: number, y1: number) => {
+      let n = 0;
+      for (let y = y0; y < y1; y++) for (let x = 0; x < 1080; x++) {
+        const [r, g, b] = px(x, y);
+        if (Math.abs(r! - 0x7f) < 30 && Math.abs(g! - 0xdb) < 30 && Math.abs(b! - 0xca) < 30) n++;
+      }
+      return n;
+    };
+    expect(accent(806, 806 + 134)).toBeGreaterThan(500);
+    // Above the speaker's name (also accent-coloured), only the thin rule under the title is.
+    expect(accent(0, 480)).toBeLessThan(1080 * 8);
   }, 60_000);
 });
