@@ -81,14 +81,24 @@ export interface SpeakerFaces {
 }
 
 /**
- * For every (speaker, track): mouth activity during the speaker's turns minus during other
- * speakers' turns, normalised. Assigns greedily by that contrast, one track per speaker; a
+ * For every (speaker, track): mouth activity inside the speaker's turns (TURN_EDGE_SECONDS off
+ * each end) minus inside other speakers' turns, normalised. Assigns greedily by that contrast, one track per speaker; a
  * speaker with no positive contrast stays unassigned.
  */
+/**
+ * Seconds left out at each end of a turn when measuring mouth motion in it: diarized boundaries
+ * are a few hundred milliseconds off, and one sample of the next speaker's mouth starting to move
+ * inside the turn would count as the largest motion of the whole turn.
+ */
+export const TURN_EDGE_SECONDS = 0.3;
+
 export function assignSpeakers(tracks: FaceTrack[], turns: Turn[]): SpeakerFaces {
   const speakers = [...new Set(turns.map((t) => t.speaker))];
   const activityIn = (tr: FaceTrack, pred: (t: Turn) => boolean) => {
-    const vals = turns.filter(pred).map((t) => mouthActivity(tr, t.start, t.end)).filter((v): v is number => v !== undefined);
+    const vals = turns
+      .filter(pred)
+      .map((t) => mouthActivity(tr, t.start + TURN_EDGE_SECONDS, t.end - TURN_EDGE_SECONDS))
+      .filter((v): v is number => v !== undefined);
     return vals.length ? vals.reduce((a, b) => a + b, 0) / vals.length : undefined;
   };
   const scores: { speaker: string; track: number; score: number }[] = [];

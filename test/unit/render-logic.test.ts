@@ -68,6 +68,17 @@ describe("faces", () => {
     expect(s.confidence.get("A")!).toBeGreaterThan(0.3);
   });
 
+  test("turn boundaries a few hundred ms late do not blur who is who", () => {
+    // The diarizer ends A's turn 0.3 s after B's mouth has started moving (and B's turn after A's
+    // speech resumes): the samples around each boundary must not count as the wrong face talking.
+    const late = [{ speaker: "A", start: 0, end: 5.3 }, { speaker: "B", start: 5.3, end: 10 }];
+    const tracks = buildTracks(frames);
+    const s = assignSpeakers(tracks, late);
+    expect(s.bySpeaker.get("B")).toBe(tracks.find((t) => t.obs[0]!.cx > 0.5)!.id);
+    expect(s.confidence.get("A")!).toBeGreaterThan(0.9);
+    expect(s.confidence.get("B")!).toBeGreaterThan(0.9);
+  });
+
   test("still faces give no assignment", () => {
     const still = frames.map((f) => ({ t: f.t, faces: f.faces.map((o) => ({ ...o, mouthOpen: 0.02 })) }));
     expect(assignSpeakers(buildTracks(still), turns).bySpeaker.size).toBe(0);
