@@ -81,17 +81,17 @@ export interface SpeakerFaces {
 }
 
 /**
- * For every (speaker, track): mouth activity inside the speaker's turns (TURN_EDGE_SECONDS off
- * each end) minus inside other speakers' turns, normalised. Assigns greedily by that contrast, one track per speaker; a
- * speaker with no positive contrast stays unassigned.
- */
-/**
  * Seconds left out at each end of a turn when measuring mouth motion in it: diarized boundaries
  * are a few hundred milliseconds off, and one sample of the next speaker's mouth starting to move
  * inside the turn would count as the largest motion of the whole turn.
  */
 export const TURN_EDGE_SECONDS = 0.3;
 
+/**
+ * For every (speaker, track): mouth activity inside the speaker's turns (TURN_EDGE_SECONDS off
+ * each end) minus inside other speakers' turns, normalised. Assigns greedily by that contrast, one
+ * track per speaker; a speaker with no positive contrast stays unassigned.
+ */
 export function assignSpeakers(tracks: FaceTrack[], turns: Turn[]): SpeakerFaces {
   const speakers = [...new Set(turns.map((t) => t.speaker))];
   const activityIn = (tr: FaceTrack, pred: (t: Turn) => boolean) => {

@@ -78,8 +78,8 @@ export interface FormatOutput {
  * One clip in several formats: the loudness-normalised audio is made once and shared, and the
  * formats' video encodes run side by side, so the 9:16 face analysis overlaps the 16:9 encode
  * instead of holding a core idle. Resolves to the output paths in the order given; `onRendered`
- * is told as each format is written. Any part failing fails the call before any output is
- * written: outputs are joined only once the audio and every format's video exist.
+ * is told as each format is written. Any part failing fails the call, and outputs are joined only
+ * once the audio and every format's video exist, so a failed encode leaves no output behind.
  */
 export async function renderClipFormats(
   req: Omit<RenderRequest, "format" | "outPath">,
