@@ -23,7 +23,7 @@ import { planHighlights } from "../../src/pipeline/highlights-plan.ts";
 import { overlapFraction } from "../../src/pipeline/rank.ts";
 import { isAnnotation, splitSentences } from "../../src/pipeline/sentences.ts";
 import type { ClipPlan, Transcript, Word } from "../../src/pipeline/types.ts";
-import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, withSpeakerLabels, type Turn } from "../../test/support/synthetic-transcript.ts";
+import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, withSpeakerLabels, type Turn } from "../../test/helpers/synthetic-transcript.ts";
 
 const args = process.argv.slice(2);
 const useEmbeddings = args.includes("--embeddings");
@@ -284,4 +284,4 @@ console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
 for (const r of rows) console.log(line(head.map(([k]) => r[k])));
 embedder?.close?.();
 const { loadavg } = await import("node:os");
-console.log(`\nmachine: ${navigator.hardwareConcurrency} cores (load ${loadavg()[0]!.toFixed(1)}), bun ${Bun.version}, embedder threads ${embedder ? threads : 0}; ref/fixture rows use synthetic word timings (test/support/synthetic-transcript.ts), --transcript rows their own; clip window 20-60 s, 5 clips.`);
+console.log(`\nmachine: ${navigator.hardwareConcurrency} cores (load ${loadavg()[0]!.toFixed(1)}), bun ${Bun.version}, embedder threads ${embedder ? threads : 0}; ref/fixture rows use synthetic word timings (test/helpers/synthetic-transcript.ts), --transcript rows their own; clip window 20-60 s, 5 clips.`);

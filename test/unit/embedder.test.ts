@@ -7,7 +7,7 @@ import { DEFAULT_EMBEDDING_MODEL, EmbeddingModelUnavailableError, loadEmbedder, 
 import { WordPieceTokenizer } from "../../src/models/embedder-minilm.ts";
 import { planHighlights } from "../../src/pipeline/highlights-plan.ts";
 import { cosine } from "../../src/pipeline/topics.ts";
-import { SHARED_MEDIA, transcriptFromTurnsFile } from "../support/synthetic-transcript.ts";
+import { SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
 
 const modelsDir = loadConfig().modelsDir;
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { CLIP_CATEGORIES, CLIP_WINDOW_MESSAGE, DEFAULT_CLIP_COUNT, HighlightOptionsFields, HighlightOptionsSchema, NoClipsError, clipWindowIsValid, selectClips } from "../../src/pipeline/highlights.ts";
 import { overlapFraction } from "../../src/pipeline/rank.ts";
 import type { ClipPlan, Transcript } from "../../src/pipeline/types.ts";
-import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, transcriptFromTurnsFile } from "../support/synthetic-transcript.ts";
+import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
 
 const interview = transcriptFromTurnsFile(INTERVIEW_FIXTURE);
 const call = transcriptFromTurnsFile(SHARED_MEDIA + "two_speakers_call.turns.txt");

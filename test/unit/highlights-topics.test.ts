@@ -3,7 +3,7 @@ import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
 import { analyzeSentence } from "../../src/pipeline/highlights-nlp.ts";
 import { sentenceFeatures, sentenceInterest } from "../../src/pipeline/rank-features.ts";
 import { centrality, cosine, lexicalVectors } from "../../src/pipeline/topics.ts";
-import { transcriptFromTurns } from "../support/synthetic-transcript.ts";
+import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
 
 const features = (s: string) => sentenceFeatures(s, analyzeSentence(s));
 

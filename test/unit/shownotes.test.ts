@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
 import { selectClips } from "../../src/pipeline/highlights.ts";
 import { buildShowNotes, formatTimestamp } from "../../src/pipeline/shownotes.ts";
-import { INTERVIEW_FIXTURE, SHARED_MEDIA, transcriptFromTurnsFile } from "../support/synthetic-transcript.ts";
+import { INTERVIEW_FIXTURE, SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
 
 function section(md: string, heading: string): string[] {
   const lines = md.split("\n");

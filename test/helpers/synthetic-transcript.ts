@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Segment, Transcript, Word } from "../../src/pipeline/types.ts";
-import { SHARED_MEDIA as SHARED_MEDIA_DIR } from "../helpers/paths.ts";
+import { SHARED_MEDIA as SHARED_MEDIA_DIR } from "./paths.ts";
 
 export interface Turn {
   speaker: string;
@@ -48,7 +48,7 @@ export function transcriptFromTurns(turns: Turn[], opts: SynthOptions = {}): Tra
     }
     prevSpeaker = turn.speaker;
   }
-  return { language: opts.language ?? "en", segments, words, engine: "synthetic timings (test/support/synthetic-transcript.ts)" };
+  return { language: opts.language ?? "en", segments, words, engine: "synthetic timings (test/helpers/synthetic-transcript.ts)" };
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
