@@ -50,11 +50,17 @@ export interface RunResult {
   stderr: string;
 }
 
+export interface RunOptions {
+  allowFailure?: boolean;
+  /** Called with each complete line of stdout as it arrives (stdout is still returned whole). */
+  onStdoutLine?: (line: string) => void;
+}
+
 /** Runs a binary to completion, capturing both streams; throws with the stderr tail on failure. */
-export async function runTool(bin: string, args: string[], opts: { allowFailure?: boolean } = {}): Promise<RunResult> {
+export async function runTool(bin: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const proc = Bun.spawn([bin, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
+    opts.onStdoutLine ? readLines(proc.stdout, opts.onStdoutLine) : new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
     proc.exited,
   ]);
@@ -65,11 +71,44 @@ export async function runTool(bin: string, args: string[], opts: { allowFailure?
   return { code, stdout, stderr };
 }
 
+async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<string> {
+  const decoder = new TextDecoder();
+  let all = "";
+  let pending = "";
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    all += text;
+    const lines = (pending + text).split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) onLine(line);
+  }
+  if (pending) onLine(pending);
+  return all;
+}
+
+export interface FfmpegOptions {
+  allowFailure?: boolean;
+  /**
+   * Seconds of output written so far, as ffmpeg reports them (about twice a second). Native ffmpeg
+   * only, and only for commands that do not write their output to stdout (the report uses it).
+   */
+  onProgress?: (outSeconds: number) => void;
+}
+
 /** Runs ffmpeg with the engine in use: the native binary, else the embedded WebAssembly core. */
-export async function ffmpeg(args: string[], opts: { allowFailure?: boolean } = {}): Promise<RunResult> {
+export async function ffmpeg(args: string[], opts: FfmpegOptions = {}): Promise<RunResult> {
   const native = findNativeFfmpeg();
-  if (native) return runTool(native.ffmpeg, ["-hide_banner", "-nostdin", ...args], opts);
-  return runWasm("ffmpeg", ["-hide_banner", ...args], opts);
+  if (!native) return runWasm("ffmpeg", ["-hide_banner", ...args], opts);
+  const { onProgress } = opts;
+  if (!onProgress) return runTool(native.ffmpeg, ["-hide_banner", "-nostdin", ...args], opts);
+  return runTool(native.ffmpeg, ["-hide_banner", "-nostdin", "-progress", "pipe:1", ...args], {
+    allowFailure: opts.allowFailure,
+    onStdoutLine: (line) => {
+      // out_time_us is in microseconds (out_time_ms too, despite its name); N/A before the first frame.
+      const m = /^out_time_us=(\d+)$/.exec(line.trim());
+      if (m) onProgress(Number(m[1]) / 1e6);
+    },
+  });
 }
 
 export interface ProbeStream {

@@ -157,11 +157,13 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
                 card,
               },
               FORMATS_RENDERED.map((format) => ({ format, outPath: join(outDir(job), `clip${i + 1}_${format}.mp4`) })),
-              (format) => {
-                files[format] = `job:clip${i + 1}_${format}.mp4`;
-                ctx.report(++done / total);
+              {
+                onProgress: (f) => ctx.report((done + f * FORMATS_RENDERED.length) / total),
+                onRendered: (format) => (files[format] = `job:clip${i + 1}_${format}.mp4`),
               },
             );
+            done += FORMATS_RENDERED.length;
+            ctx.report(done / total);
             rendered.push({ plan: clip, files });
           } catch (err) {
             if (ctx.signal.aborted) throw err;

@@ -74,17 +74,24 @@ export interface FormatOutput {
   outPath?: string;
 }
 
+export interface RenderEvents {
+  /** Share of the formats' video encoded so far, 0..1, about twice a second (native ffmpeg). */
+  onProgress?: (fraction: number) => void;
+  /** A format's output is written. */
+  onRendered?: (format: ClipFormat, path: string) => void;
+}
+
 /**
  * One clip in several formats: the loudness-normalised audio is made once and shared, and the
  * formats' video encodes run side by side, so the 9:16 face analysis overlaps the 16:9 encode
- * instead of holding a core idle. Resolves to the output paths in the order given; `onRendered`
- * is told as each format is written. Any part failing fails the call, and outputs are joined only
- * once the audio and every format's video exist, so a failed encode leaves no output behind.
+ * instead of holding a core idle. Resolves to the output paths in the order given. Any part
+ * failing fails the call, and outputs are joined only once the audio and every format's video
+ * exist, so a failed encode leaves no output behind.
  */
 export async function renderClipFormats(
   req: Omit<RenderRequest, "format" | "outPath">,
   outputs: FormatOutput[],
-  onRendered?: (format: ClipFormat, path: string) => void,
+  events: RenderEvents = {},
 ): Promise<string[]> {
   const duration = req.end - req.start;
   if (outputs.length === 0) throw new Error("no output formats requested");
@@ -104,6 +111,11 @@ export async function renderClipFormats(
     const t0 = performance.now();
     const took: Record<string, number> = {};
     const lap = (name: string) => (took[name] = Math.round(performance.now() - t0));
+    const encoded = outputs.map(() => 0);
+    const progress = (i: number, seconds: number) => {
+      encoded[i] = Math.min(1, Math.max(encoded[i]!, seconds / duration));
+      events.onProgress?.(encoded.reduce((a, b) => a + b, 0) / outputs.length);
+    };
     const audio = normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS).finally(() => lap("audioMs"));
     const videos = outputs.map(async ({ format }, i) => {
       const frame = FORMATS[format];
@@ -124,7 +136,7 @@ export async function renderClipFormats(
         ...enc.args,
         "-t", duration.toFixed(3),
         videoPath,
-      ]);
+      ], { onProgress: events.onProgress && ((seconds) => progress(i, seconds)) });
       lap(`${format}VideoMs`);
       return videoPath;
     });
@@ -141,7 +153,7 @@ export async function renderClipFormats(
         out,
       ]);
       paths.push(out);
-      onRendered?.(format, out);
+      events.onRendered?.(format, out);
     }
     lap("totalMs");
     log.debug("clip rendered", { formats: outputs.map((o) => o.format), seconds: duration, ...took });

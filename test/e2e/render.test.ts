@@ -80,13 +80,18 @@ describe("renderClipFormats on a video source", () => {
   test("both formats from one call, in the order asked, sharing one normalised audio track", async () => {
     const source = await probeMedia(join(MEDIA, "talking_head_a.mp4"));
     const told: string[] = [];
+    const progress: number[] = [];
     outs = await renderClipFormats(
       { source, words, start: 0.5, end: 5.5, style: "bold" },
       formats.map(([format]) => ({ format, outPath: join(work, `${format}.mp4`) })),
-      (format) => told.push(format),
+      { onRendered: (format) => told.push(format), onProgress: (f) => progress.push(f) },
     );
     expect(outs).toEqual(formats.map(([f]) => join(work, `${f}.mp4`)));
     expect(told).toEqual(["linkedin", "x"]);
+    // ffmpeg's own progress reports, combined over both encodes: rising, ending with all encoded.
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.every((f, i) => f >= 0 && f <= 1 && (i === 0 || f >= progress[i - 1]!))).toBe(true);
+    expect(progress.at(-1)!).toBeGreaterThan(0.95);
     const audioMd5 = async (path: string) => (await ffmpeg(["-i", path, "-map", "0:a", "-c", "copy", "-f", "md5", "-"])).stdout.trim();
     expect(await audioMd5(outs[0]!)).toBe(await audioMd5(outs[1]!));
   }, 90_000);
