@@ -100,14 +100,13 @@ export async function ffmpeg(args: string[], opts: FfmpegOptions = {}): Promise<
   const native = findNativeFfmpeg();
   if (!native) return runWasm("ffmpeg", ["-hide_banner", ...args], opts);
   const { onProgress } = opts;
-  if (!onProgress) return runTool(native.ffmpeg, ["-hide_banner", "-nostdin", ...args], opts);
-  return runTool(native.ffmpeg, ["-hide_banner", "-nostdin", "-progress", "pipe:1", ...args], {
+  return runTool(native.ffmpeg, ["-hide_banner", "-nostdin", ...(onProgress ? ["-progress", "pipe:1"] : []), ...args], {
     allowFailure: opts.allowFailure,
-    onStdoutLine: (line) => {
+    onStdoutLine: onProgress && ((line) => {
       // out_time_us is in microseconds (out_time_ms too, despite its name); N/A before the first frame.
       const m = /^out_time_us=(\d+)$/.exec(line.trim());
       if (m) onProgress(Number(m[1]) / 1e6);
-    },
+    }),
   });
 }
 

@@ -142,8 +142,6 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         }
         mkdirSync(outDir(job), { recursive: true });
         const rendered: NonNullable<LiveState["rendered"]> = [];
-        const total = plan.clips.length * FORMATS_RENDERED.length;
-        let done = 0;
         for (const [i, clip] of plan.clips.entries()) {
           const files: Record<string, string> = {};
           try {
@@ -158,18 +156,16 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
               },
               FORMATS_RENDERED.map((format) => ({ format, outPath: join(outDir(job), `clip${i + 1}_${format}.mp4`) })),
               {
-                onProgress: (f) => ctx.report((done + f * FORMATS_RENDERED.length) / total),
+                onProgress: (f) => ctx.report((i + f) / plan.clips.length),
                 onRendered: (format) => (files[format] = `job:clip${i + 1}_${format}.mp4`),
               },
             );
-            done += FORMATS_RENDERED.length;
-            ctx.report(done / total);
+            ctx.report((i + 1) / plan.clips.length);
             rendered.push({ plan: clip, files });
           } catch (err) {
             if (ctx.signal.aborted) throw err;
             log.warn("clip render failed", { job: job.id, clip: i + 1, error: (err as Error).message });
             ctx.state.warnings.push(`clip ${i + 1} (${clip.start_time.toFixed(1)}-${clip.end_time.toFixed(1)} s) could not be rendered: ${(err as Error).message.slice(0, 300)}`);
-            done = (i + 1) * FORMATS_RENDERED.length;
           }
         }
         if (rendered.length === 0) throw new PipelineError("all_renders_failed", `none of the ${plan.clips.length} clips could be rendered: ${ctx.state.warnings.at(-1) ?? ""}`);

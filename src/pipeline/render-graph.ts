@@ -103,27 +103,28 @@ export function framingFilter(o: Pick<VideoFilterOptions, "source" | "format" | 
   const srcW = o.source.width ?? W;
   const srcH = o.source.height ?? H;
   const aspect = W / H;
-  let framing: string;
   if (o.crop && o.crop.mode === "track" && o.format === "linkedin") {
     const pts = o.crop.keyframes.map((k) => ({ t: k.t - o.clipStart, x: k.x, y: k.y }));
     const x = piecewiseExpr(pts.map((p) => ({ t: p.t, v: p.x })));
     const y = piecewiseExpr(pts.map((p) => ({ t: p.t, v: p.y })));
-    framing = `crop=w=${even(o.crop.width)}:h=${even(o.crop.height)}:x='${x}':y='${y}',scale=${W}:${H}`;
-  } else if (o.crop && o.crop.mode === "split" && o.crop.panes?.length === 2 && o.format === "linkedin") {
+    return `crop=w=${even(o.crop.width)}:h=${even(o.crop.height)}:x='${x}':y='${y}',scale=${W}:${H}`;
+  }
+  if (o.crop && o.crop.mode === "split" && o.crop.panes?.length === 2 && o.format === "linkedin") {
     const [a, b] = o.crop.panes as [{ x: number; y: number }, { x: number; y: number }];
     const cw = even(o.crop.width);
     const ch = even(o.crop.height);
     const half = H / 2;
-    framing =
+    return (
       `split=2[pa][pb];[pa]crop=${cw}:${ch}:${a.x}:${a.y},scale=${W}:${half}[top];` +
-      `[pb]crop=${cw}:${ch}:${b.x}:${b.y},scale=${W}:${half}[bottom];[top][bottom]vstack`;
-  } else if (Math.abs(srcW / srcH - aspect) / aspect < 0.01) {
-    framing = `scale=${W}:${H}`;
-  } else if (o.format === "linkedin" && !(o.crop?.mode === "fit")) {
-    const c = centreCrop(srcW, srcH, aspect);
-    framing = `crop=${c.w}:${c.h}:${c.x}:${c.y},scale=${W}:${H}`;
-  } else {
-    framing = fitOverBlur(W, H);
+      `[pb]crop=${cw}:${ch}:${b.x}:${b.y},scale=${W}:${half}[bottom];[top][bottom]vstack`
+    );
   }
-  return framing;
+  if (Math.abs(srcW / srcH - aspect) / aspect < 0.01) {
+    return `scale=${W}:${H}`;
+  }
+  if (o.format === "linkedin" && !(o.crop?.mode === "fit")) {
+    const c = centreCrop(srcW, srcH, aspect);
+    return `crop=${c.w}:${c.h}:${c.x}:${c.y},scale=${W}:${H}`;
+  }
+  return fitOverBlur(W, H);
 }

@@ -111,6 +111,8 @@ export async function renderClipFormats(
     const t0 = performance.now();
     const took: Record<string, number> = {};
     const lap = (name: string) => (took[name] = Math.round(performance.now() - t0));
+    const boldFont = fontFile("DejaVuSans-Bold.ttf");
+    const fontsDir = dirname(boldFont);
     const encoded = outputs.map(() => 0);
     const progress = (i: number, seconds: number) => {
       encoded[i] = Math.min(1, Math.max(encoded[i]!, seconds / duration));
@@ -124,8 +126,6 @@ export async function renderClipFormats(
       await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
       const crop = await resolveCrop({ ...req, format });
       if (crop) lap(`${format}FramingMs`);
-      const boldFont = fontFile("DejaVuSans-Bold.ttf");
-      const fontsDir = dirname(boldFont);
       const graph = req.source.hasVideo
         ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
         : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, fontsDir, boldFont, suffix: enc.filterSuffix });
