@@ -42,7 +42,16 @@ console.log(`submitting the bundled sample (${sampleUrl}) as a live job…`);
 const api = async (method: string, path: string, body?: unknown) =>
   (await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
 let job = await api("POST", "/v1/jobs", { source: { type: "video_url", url: sampleUrl }, options: { caption_style: "bold" } });
-if (job.error) throw new Error(`submission refused: ${job.error.code}: ${job.error.message}`);
+if (job.error) {
+  console.error(`submission refused: ${job.error.code}: ${job.error.message}`);
+  // The demo keeps its data (and the "demo" organisation's wallet) between runs in dataDir; once
+  // the free jobs are used, the operator credits the wallet or starts from an empty data folder.
+  if (job.error.code === "insufficient_balance") {
+    console.error(`the "demo" organisation has used its free jobs: credit it with\n  bun run src/main.ts credits grant --org demo --amount 5 --note demo\n(with CLIPYARD_DATA_DIR=${dataDir}), or delete ${dataDir} and run the demo again`);
+  }
+  stop();
+  process.exit(1);
+}
 const t0 = performance.now();
 let last = "";
 while (job.status === "queued" || job.status === "processing") {
