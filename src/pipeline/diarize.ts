@@ -21,8 +21,15 @@ export interface DiarizeOptions {
   bicLambda?: number;
   /** Re-segmentation passes. */
   iterations?: number;
-  /** Clusters whose median pitch differs by less than this many semitones are merged. */
+  /** Clusters whose median pitch differs by less than this many semitones are merged... */
   minPitchSemitones?: number;
+  /**
+   * ...unless the two converse: each one's median run of consecutive words lasts at least this many
+   * seconds, and at least half of each one's speaker changes are to the other. Two voices of the same
+   * pitch are common (two women, two men); a content split of one voice interleaves in short fragments,
+   * or (on long recordings) in turns that each alternate with a third voice rather than with each other.
+   */
+  turnSeconds?: number;
   /** Clusters with less than this share of the speech frames are folded into their nearest neighbour. */
   minClusterShare?: number;
   /** Cepstral coefficients per frame (c0 dropped). */
@@ -36,7 +43,7 @@ interface TimedWord {
   end: number;
 }
 
-const DEFAULTS = { windowSeconds: 2, hopSeconds: 0.5, switchPenalty: 4, maxClusterWindows: 500, initialClusters: 8, bicLambda: 1.5, iterations: 3, nCeps: 13, minPitchSemitones: 2.2, minClusterShare: 0.03 };
+const DEFAULTS = { windowSeconds: 2, hopSeconds: 0.5, switchPenalty: 4, maxClusterWindows: 500, initialClusters: 8, bicLambda: 1.5, iterations: 3, nCeps: 13, minPitchSemitones: 2.2, turnSeconds: 2.5, minClusterShare: 0.03 };
 
 /** Speech chunks: words joined across pauses shorter than `gap`. */
 export function speechChunks(words: TimedWord[], gap = 0.3): Region[] {
@@ -47,6 +54,40 @@ export function speechChunks(words: TimedWord[], gap = 0.3): Region[] {
     else out.push([w.start, w.end]);
   }
   return out;
+}
+
+/** How often the label changes between each pair of clusters (in either direction), keyed "a-b" with a < b. */
+export function changeCounts(labels: number[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (let i = 1; i < labels.length; i++) {
+    const a = labels[i - 1]!;
+    const b = labels[i]!;
+    if (a === b) continue;
+    const key = `${Math.min(a, b)}-${Math.max(a, b)}`;
+    out.set(key, (out.get(key) ?? 0) + 1);
+  }
+  return out;
+}
+
+/**
+ * Median length in seconds of each cluster's runs: stretches of consecutive words with that label,
+ * from the first word's start to the last word's end.
+ */
+export function medianRunSeconds(labels: number[], words: TimedWord[]): Map<number, number> {
+  const runs = new Map<number, number[]>();
+  let from = 0;
+  for (let i = 1; i <= labels.length; i++) {
+    if (i < labels.length && labels[i] === labels[i - 1]) continue;
+    const c = labels[from]!;
+    runs.set(c, [...(runs.get(c) ?? []), words[i - 1]!.end - words[from]!.start]);
+    from = i;
+  }
+  const median = (v: number[]) => {
+    const s = [...v].sort((a, b) => a - b);
+    const m = s.length >> 1;
+    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  };
+  return new Map([...runs].map(([c, v]) => [c, median(v)]));
 }
 
 /** Renames cluster ids to "Speaker 1", "Speaker 2", ... in order of first appearance. */
@@ -262,7 +303,8 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
   }
 
   // 4. MFCC clusters also split one voice by what is being said; two clusters whose median pitch is
-  // within a small interval are taken to be one speaker (unless the caller fixed the count).
+  // within a small interval are taken to be one speaker (unless the caller fixed the count), except
+  // when the two trade turns of several seconds with each other: two voices that share a pitch.
   if (opts.numSpeakers === undefined) {
     for (;;) {
       const ids = [...new Set(labels)];
@@ -278,10 +320,18 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
           return [c, medianPitch(samples, sampleRate, times)] as const;
         }),
       );
+      const runs = medianRunSeconds(labels, words);
+      const changes = changeCounts(labels);
+      const changesOf = (c: number) => [...changes].reduce((n, [k, v]) => n + (k.split("-").map(Number).includes(c) ? v : 0), 0);
+      const converse = (a: number, b: number) => {
+        const between = changes.get(`${Math.min(a, b)}-${Math.max(a, b)}`) ?? 0;
+        return [a, b].every((c) => runs.get(c)! >= o.turnSeconds && between >= changesOf(c) / 2);
+      };
       let best = Infinity;
       let pair: [number, number] | undefined;
       for (let x = 0; x < ids.length; x++) {
         for (let y = x + 1; y < ids.length; y++) {
+          if (converse(ids[x]!, ids[y]!)) continue;
           const a = pitch.get(ids[x]!)!;
           const b = pitch.get(ids[y]!)!;
           // a cluster without enough voiced frames cannot be told apart by pitch: merge it first

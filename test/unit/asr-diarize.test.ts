@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { averageLinkage, cosineDistance } from "../../src/pipeline/diarize-cluster.ts";
 import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood } from "../../src/pipeline/diarize-gaussian.ts";
 import { pitchAt, semitones } from "../../src/pipeline/diarize-pitch.ts";
-import { labelByFirstAppearance, smoothLabels, speakerTimeline, speechChunks } from "../../src/pipeline/diarize.ts";
+import { changeCounts, diarizeWords, labelByFirstAppearance, medianRunSeconds, smoothLabels, speakerTimeline, speechChunks } from "../../src/pipeline/diarize.ts";
 import { mfcc } from "../../src/pipeline/diarize-features.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
@@ -70,6 +70,19 @@ describe("clustering", () => {
     ]);
   });
 
+  test("median run length per cluster, in seconds from a run's first word to its last", () => {
+    const w = (start: number, end: number) => ({ start, end });
+    const words = [w(0, 1), w(1, 2), w(2, 2.5), w(3, 3.2), w(3.3, 4), w(4, 9)];
+    const runs = medianRunSeconds([7, 7, 3, 7, 3, 3], words);
+    expect(runs.get(7)).toBeCloseTo((2 + 0.2) / 2);
+    expect(runs.get(3)).toBeCloseTo((0.5 + 5.7) / 2);
+  });
+
+  test("label changes are counted per pair of clusters, either direction", () => {
+    expect(changeCounts([1, 1, 2, 1, 3, 3, 2])).toEqual(new Map([["1-2", 2], ["1-3", 1], ["2-3", 1]]));
+    expect(changeCounts([5, 5, 5]).size).toBe(0);
+  });
+
   test("speech chunks join words across short pauses", () => {
     expect(speechChunks([{ start: 0, end: 1 }, { start: 1.2, end: 2 }, { start: 3, end: 4 }])).toEqual([[0, 2], [3, 4]]);
   });
@@ -93,5 +106,44 @@ describe("acoustic features", () => {
     let diff = 0;
     for (let d = 0; d < 19; d++) diff += Math.abs(a.ceps[50]![d]! - b.ceps[50]![d]!);
     expect(diff).toBeGreaterThan(10);
+  });
+});
+
+describe("speaker count", () => {
+  /**
+   * Two synthetic voices on the same (gently wobbling) 200 Hz pitch with different formants, taking
+   * 4-second turns of 0.4 s "words": the pitch gate alone would call them one speaker.
+   */
+  function sameVoicePitchTurns(turns: number) {
+    const sr = 16000;
+    const turn = 4;
+    const r = rng(7);
+    const words: { start: number; end: number }[] = [];
+    for (let s = 0; s < turns; s++) for (let t = 0.5; t < turn - 0.4; t += 0.5) words.push({ start: s * turn + t, end: s * turn + t + 0.4 });
+    const formants = [[500, 1500], [800, 2600]];
+    const samples = new Float32Array(sr * turn * turns);
+    let phase = 0;
+    for (let i = 0; i < samples.length; i++) {
+      const t = i / sr;
+      const voice = formants[Math.floor(t / turn) % 2]!;
+      phase += (2 * Math.PI * 200 * (1 + 0.03 * Math.sin(2 * Math.PI * 3 * t))) / sr;
+      let v = 0;
+      for (let k = 1; k <= 20; k++) v += (voice.reduce((a, f) => a + Math.exp(-(((k * 200 - f) / 250) ** 2)), 0) + 0.05 / k) * Math.sin(k * phase);
+      const speaking = words.some((w) => t >= w.start && t < w.end);
+      samples[i] = speaking ? 0.1 * v + 0.01 * (r() - 0.5) : 0.001 * (r() - 0.5);
+    }
+    return { samples, sr, words, perTurn: words.length / turns };
+  }
+
+  test("two voices of one pitch that take turns stay two speakers", () => {
+    const { samples, sr, words, perTurn } = sameVoicePitchTurns(8);
+    const labels = diarizeWords(samples, sr, [], words);
+    expect(new Set(labels)).toEqual(new Set(["Speaker 1", "Speaker 2"]));
+    // each turn is one speaker, and the turns alternate
+    for (let s = 0; s < 8; s++) {
+      const turn = labels.slice(s * perTurn, (s + 1) * perTurn);
+      const mine = turn.filter((l) => l === (s % 2 ? "Speaker 2" : "Speaker 1")).length;
+      expect(mine).toBeGreaterThanOrEqual(perTurn - 1);
+    }
   });
 });
