@@ -6,7 +6,7 @@
  * render one clip in both formats at once, as a live job does (renderClipFormats: one audio,
  * analysis beside the other format's encode), against the sum of the two floors.
  *
- *   bun scripts/bench/render.ts [--seconds 45] [--runs 1]
+ *   bun scripts/bench/render.ts [--seconds 45] [--runs 1] [--only audiogram]
  *
  * Sources are built from /work/shared/media (a 1920x1080 two-person composition looped to 60 s, and
  * an audio-only track from it), so the bench needs nothing else.
@@ -31,6 +31,8 @@ const opt = (name: string, d: number) => {
 };
 const SECONDS = opt("seconds", 45);
 const RUNS = opt("runs", 1);
+/** Only the cases whose name contains this text. */
+const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1]! : "";
 const START = 5;
 
 async function buildSource(dir: string): Promise<{ video: MediaInfo; audio: MediaInfo; words: Word[] }> {
@@ -98,7 +100,7 @@ try {
     { name: "audiogram 9:16", source: audio, format: "linkedin" },
     { name: "audiogram 16:9", source: audio, format: "x" },
   ];
-  for (const c of cases) {
+  for (const c of cases.filter((c) => c.name.includes(ONLY))) {
     // A speaker-following crop shows the talking face, which costs the encoder more than a still
     // corner of the frame: the floor encodes the same window path, planned here (and timed: that is
     // the face analysis renderClip also runs, before its encode can start).
@@ -120,7 +122,7 @@ try {
     { name: "video, both formats (9:16 speaker + 16:9)", source: video, parts: ["video 9:16 speaker crop", "video 16:9"] },
     { name: "audiogram, both formats", source: audio, parts: ["audiogram 9:16", "audiogram 16:9"] },
   ];
-  for (const b of both) {
+  for (const b of both.filter((b) => b.name.includes(ONLY) && b.parts.every((p) => floors.has(p)))) {
     const floor = b.parts.reduce((sum, p) => sum + floors.get(p)!, 0);
     const full = await time(() =>
       renderClipFormats({ source: b.source, words, start: START, end: START + SECONDS, style: "bold" }, [

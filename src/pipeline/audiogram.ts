@@ -3,7 +3,7 @@
  * speaker talking right now, a live waveform of the clip's audio and the burned-in captions.
  * Pure filter-graph construction; render.ts runs it.
  */
-import { captionMargins, type CaptionFrame } from "./captions.ts";
+import { captionChangeFrames, captionMargins, type CaptionFrame } from "./captions.ts";
 import { assFilter } from "./render-graph.ts";
 
 export interface SpeakerSpan {
@@ -37,14 +37,50 @@ export interface AudiogramFilterOptions {
   /** Source time of the clip start: speaker spans are shifted by it. */
   clipStart?: number;
   fps: number;
+  /** Clip length in seconds. */
+  duration: number;
   assPath: string;
+  /** The ASS script's event spans (assEventSpans): captions are drawn only on frames where they change. */
+  captionSpans: Array<[number, number]>;
   /** Font directory for the captions and the bold font file for title and name. */
   fontsDir: string;
   boldFont: string;
   suffix: string;
 }
 
-/** Filter graph from [0:a:0] to [vout]; [0:a:0] is read again separately for the audio output. */
+/**
+ * A sum of ffmpeg expression terms. ffmpeg's parser refuses a flat sum of more than 100 terms, so
+ * long ones are nested in parenthesised groups of at most 50.
+ */
+export function anyOf(terms: string[]): string {
+  if (terms.length <= 50) return terms.join("+");
+  const groups: string[] = [];
+  for (let i = 0; i < terms.length; i += 50) groups.push(`(${terms.slice(i, i + 50).join("+")})`);
+  return anyOf(groups);
+}
+
+/** ffmpeg refuses filter options near 64 KiB (measured on 5.1: 54.6k characters parse, 66.7k do not). */
+const MAX_EXPRESSION_CHARS = 50_000;
+
+/**
+ * A select filter passing just these frame numbers, or undefined when the list is too long for one
+ * ffmpeg expression (a caption track of many minutes): the caller then draws every frame.
+ */
+export function selectFrames(frames: number[]): string | undefined {
+  const expr = anyOf(frames.map((n) => `eq(n,${n})`));
+  return expr.length <= MAX_EXPRESSION_CHARS ? `select='${expr}'` : undefined;
+}
+
+/**
+ * Filter graph from [0:a:0] to [vout]; [0:a:0] is read again separately for the audio output.
+ *
+ * The frame is three stacked rows, so that only what changes is drawn. The head (title, accent rule)
+ * is drawn once and held; the speaker's name is drawn on it while they talk. The spectrum row is
+ * drawn every frame. The caption band, from under the spectrum to the frame's foot, is plain card
+ * colour on which libass draws only on the frames where the captions change (about three a second,
+ * against 25), held until the next change. Blending outlined, shadowed captions into every frame was
+ * the largest cost of an audiogram after the encoder; the pictures are the same pixels either way.
+ */
 export function audiogramFilter(o: AudiogramFilterOptions): string {
   const { width: W, height: H } = o.frame;
   const vertical = H > W;
@@ -54,6 +90,7 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   const waveW = Math.round(W * 0.84 / 2) * 2;
   const waveH = Math.round(H * (vertical ? 0.07 : 0.1) / 2) * 2;
   const waveY = Math.round(H * (vertical ? 0.42 : 0.45) / 2) * 2;
+  const bandY = waveY + waveH;
   const unit = Math.min(W, H);
   // Long titles shrink to fit between the margins (bold DejaVu averages ~0.62 em per character).
   const titleChars = Math.max(1, o.card?.title.length ?? 1);
@@ -61,30 +98,41 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   const nameSize = Math.round(unit * 0.075);
   const offset = o.clipStart ?? 0;
   const waveX = Math.round((W - waveW) / 4) * 2;
-  const parts = [
-    // The card is built around the spectrum: it is drawn over a backdrop of its own size and padded
-    // out to the frame. Overlaying it on a full-frame backdrop would copy and blend the whole
-    // 1080x1920 picture every frame, which cost more than the spectrum itself.
-    `color=c=${bg}:s=${waveW}x${waveH}:r=${o.fps}[wbg]`,
-    // A mirrored speech-band spectrum (0-4 kHz): it pulses with the voice and, being flat bars,
-    // costs far fewer bits than a raw waveform.
-    `[0:a:0]aformat=channel_layouts=mono,highpass=f=150,aresample=8000,volume=12,` +
-      `showfreqs=s=${waveW}x${waveH / 2}:mode=bar:ascale=sqrt:fscale=lin:win_size=64:averaging=2:rate=${o.card?.visualFps ?? o.fps}:colors=${accent},` +
-      `split[wu][wd];[wd]vflip[wdf];[wu][wdf]vstack[wave]`,
+  const frameCount = Math.ceil(o.duration * o.fps);
+  /** A still of card colour for the whole clip, drawn on at the given frames only and held between. */
+  const held = (height: number, frames: number[]) =>
+    `color=c=${bg}:s=${W}x${height}:r=${o.fps}:d=${o.duration.toFixed(3)},format=yuv420p,${selectFrames(frames) ?? "null"}`;
+
+  // Head: a thin accent rule under the title, so the card reads as a designed frame, not a blank.
+  const head = [
+    held(waveY, [0]),
+    `drawbox=x=${margins.left}:y=${Math.round(H * 0.12 + titleSize * 1.6)}:w=${W - margins.left - margins.right}:h=${Math.max(2, Math.round(unit * 0.006))}:color=${accent}:t=fill`,
   ];
-  const steps: string[] = [`[wbg][wave]overlay=shortest=1:format=yuv420`, `pad=${W}:${H}:${waveX}:${waveY}:color=${bg}`];
-  // A thin accent bar under the title, so the card reads as a designed frame, not a blank.
-  steps.push(`drawbox=x=${margins.left}:y=${Math.round(H * 0.12 + titleSize * 1.6)}:w=${W - margins.left - margins.right}:h=${Math.max(2, Math.round(unit * 0.006))}:color=${accent}:t=fill`);
   if (o.card?.title) {
-    steps.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(o.card.title)}':fontsize=${titleSize}:fontcolor=white:x=(w-text_w)/2:y=${Math.round(H * 0.12)}`);
+    head.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(o.card.title)}':fontsize=${titleSize}:fontcolor=white:x=(w-text_w)/2:y=${Math.round(H * 0.12)}`);
   }
+  head.push(`fps=${o.fps}`);
   const byName = new Map<string, SpeakerSpan[]>();
   for (const s of o.card?.speakers ?? []) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
   for (const [name, spans] of byName) {
-    const enable = spans.map((s) => `between(t,${(s.start - offset).toFixed(2)},${(s.end - offset).toFixed(2)})`).join("+");
-    steps.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(name)}':fontsize=${nameSize}:fontcolor=${accent}:x=(w-text_w)/2:y=${Math.round(waveY - nameSize * 2.4)}:enable='${enable}'`);
+    const enable = anyOf(spans.map((s) => `between(t,${(s.start - offset).toFixed(2)},${(s.end - offset).toFixed(2)})`));
+    head.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(name)}':fontsize=${nameSize}:fontcolor=${accent}:x=(w-text_w)/2:y=${Math.round(waveY - nameSize * 2.4)}:enable='${enable}'`);
   }
-  steps.push("setsar=1");
-  steps.push(assFilter(o.assPath, o.fontsDir));
-  return `${parts.join(";")};${steps.join(",")}${o.suffix}[vout]`;
+
+  // Spectrum row: a mirrored speech-band spectrum (0-4 kHz) that pulses with the voice and, being
+  // flat bars, costs far fewer bits than a raw waveform. Its 33 bins make bars about 28 px wide, so
+  // it is drawn a quarter as wide and widened by repeating pixels: the same bars, at a quarter of
+  // the cost of converting its RGBA to YUV.
+  const drawW = Math.max(2, Math.round(waveW / 4));
+  const spectrum = [
+    `color=c=${bg}:s=${drawW}x${waveH}:r=${o.fps}[wbg]`,
+    `[0:a:0]aformat=channel_layouts=mono,highpass=f=150,aresample=8000,volume=12,` +
+      `showfreqs=s=${drawW}x${waveH / 2}:mode=bar:ascale=sqrt:fscale=lin:win_size=64:averaging=2:rate=${o.card?.visualFps ?? o.fps}:colors=${accent},` +
+      `split[wu][wd];[wd]vflip[wdf];[wu][wdf]vstack[wave]`,
+    `[wbg][wave]overlay=shortest=1:format=rgb,scale=${waveW}:${waveH}:flags=neighbor,format=yuv420p,pad=${W}:${waveH}:${waveX}:0:color=${bg}[row]`,
+  ];
+
+  const band = `${held(H, captionChangeFrames(o.captionSpans, o.fps, frameCount))},${assFilter(o.assPath, o.fontsDir)},crop=${W}:${H - bandY}:0:${bandY},fps=${o.fps}[band]`;
+
+  return `${head.join(",")}[head];${spectrum.join(";")};${band};[head][row][band]vstack=inputs=3:shortest=1,setsar=1${o.suffix}[vout]`;
 }

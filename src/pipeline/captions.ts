@@ -191,3 +191,37 @@ export function buildAss(words: Word[], opts: AssOptions): string {
   }
   return [...header, ...events, ""].join("\n");
 }
+
+/** Start and end in ms of each Dialogue event of an ASS script, as libass reads them (h:mm:ss.cc). */
+export function assEventSpans(ass: string): Array<[number, number]> {
+  const ms = (t: string) => {
+    const [h, m, s, cs] = t.trim().split(/[:.]/).map(Number);
+    return ((h! * 60 + m!) * 60 + s!) * 1000 + cs! * 10;
+  };
+  const spans: Array<[number, number]> = [];
+  for (const line of ass.split("\n")) {
+    const m = line.match(/^Dialogue:\s*[^,]*,([^,]+),([^,]+),/);
+    if (m) spans.push([ms(m[1]!), ms(m[2]!)]);
+  }
+  return spans;
+}
+
+/**
+ * The frames (numbered from 0 at `fps`) on which the captions differ from the frame before, plus
+ * frame 0 and the last frame. libass shows an event on a frame when start <= now < end, where now
+ * is the frame time in whole ms as ffmpeg's ass filter computes it (pts * time base * 1000,
+ * truncated), so the same double arithmetic here gives exactly libass's decisions.
+ */
+export function captionChangeFrames(spans: Array<[number, number]>, fps: number, frameCount: number): number[] {
+  const frames: number[] = [];
+  const timeBase = 1 / fps;
+  let prev = "";
+  for (let n = 0; n < frameCount; n++) {
+    const now = Math.trunc(n * timeBase * 1000);
+    let key = "";
+    for (let i = 0; i < spans.length; i++) if (now >= spans[i]![0] && now < spans[i]![1]) key += `${i},`;
+    if (n === 0 || key !== prev || n === frameCount - 1) frames.push(n);
+    prev = key;
+  }
+  return frames;
+}

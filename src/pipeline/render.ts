@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
-import { buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
+import { assEventSpans, buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
 import { planSpeakerCrop } from "./crop.ts";
 import { ModelNotAvailableError } from "../models/store.ts";
@@ -123,12 +123,13 @@ export async function renderClipFormats(
       const frame = FORMATS[format];
       const assPath = join(work, `captions-${i}.ass`);
       const videoPath = join(work, `video-${i}.mp4`);
-      await writeFile(assPath, buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration }));
+      const ass = buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration });
+      await writeFile(assPath, ass);
       const crop = await resolveCrop({ ...req, format });
       if (crop) lap(`${format}FramingMs`);
       const graph = req.source.hasVideo
         ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
-        : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, assPath, fontsDir, boldFont, suffix: enc.filterSuffix });
+        : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, duration, assPath, captionSpans: assEventSpans(ass), fontsDir, boldFont, suffix: enc.filterSuffix });
       await ffmpeg([
         "-y", ...enc.inputArgs,
         "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
