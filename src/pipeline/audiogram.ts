@@ -3,7 +3,7 @@
  * speaker talking right now, a live waveform of the clip's audio and the burned-in captions.
  * Pure filter-graph construction; render.ts runs it.
  */
-import { captionChangeFrames, captionMargins, type CaptionFrame } from "./captions.ts";
+import { captionChangeFrames, captionMargins, changeFrames, type CaptionFrame } from "./captions.ts";
 import { assFilter } from "./render-graph.ts";
 
 export interface SpeakerSpan {
@@ -42,6 +42,8 @@ export interface AudiogramFilterOptions {
   assPath: string;
   /** The ASS script's event spans (assEventSpans): captions are drawn only on frames where they change. */
   captionSpans: Array<[number, number]>;
+  /** Draw the held rows on every frame instead (the reference the held output must equal). */
+  everyFrame?: boolean;
   /** Font directory for the captions and the bold font file for title and name. */
   fontsDir: string;
   boldFont: string;
@@ -75,7 +77,7 @@ export function selectFrames(frames: number[]): string | undefined {
  * Filter graph from [0:a:0] to [vout]; [0:a:0] is read again separately for the audio output.
  *
  * The frame is three stacked rows, so that only what changes is drawn. The head (title, accent rule)
- * is drawn once and held; the speaker's name is drawn on it while they talk. The spectrum row is
+ * and the speaker's name are drawn on the frames where the name changes and held. The spectrum row is
  * drawn every frame. The caption band, from under the spectrum to the frame's foot, is plain card
  * colour on which libass draws only on the frames where the captions change (about three a second,
  * against 25), held until the next change. Blending outlined, shadowed captions into every frame was
@@ -101,23 +103,34 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   const frameCount = Math.ceil(o.duration * o.fps);
   /** A still of card colour for the whole clip, drawn on at the given frames only and held between. */
   const held = (height: number, frames: number[]) =>
-    `color=c=${bg}:s=${W}x${height}:r=${o.fps}:d=${o.duration.toFixed(3)},format=yuv420p,${selectFrames(frames) ?? "null"}`;
+    `color=c=${bg}:s=${W}x${height}:r=${o.fps}:d=${o.duration.toFixed(3)},format=yuv420p,${(!o.everyFrame && selectFrames(frames)) || "null"}`;
+
+  const byName = new Map<string, SpeakerSpan[]>();
+  for (const s of o.card?.speakers ?? []) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
+  // Speaker names are shown while between(t, start, end) holds, with the bounds as written in the
+  // filter (two decimals); the head is redrawn on the frames where that changes for any name.
+  const nameBounds = [...byName].map(([name, spans]) => ({
+    name,
+    bounds: spans.map((s) => [(s.start - offset).toFixed(2), (s.end - offset).toFixed(2)] as const),
+  }));
+  const headFrames = changeFrames(frameCount, (n) => {
+    const t = n * (1 / o.fps);
+    return nameBounds.map(({ bounds }) => (bounds.some(([a, b]) => t >= Number(a) && t <= Number(b)) ? "1" : "0")).join("");
+  });
 
   // Head: a thin accent rule under the title, so the card reads as a designed frame, not a blank.
   const head = [
-    held(waveY, [0]),
+    held(waveY, headFrames),
     `drawbox=x=${margins.left}:y=${Math.round(H * 0.12 + titleSize * 1.6)}:w=${W - margins.left - margins.right}:h=${Math.max(2, Math.round(unit * 0.006))}:color=${accent}:t=fill`,
   ];
   if (o.card?.title) {
     head.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(o.card.title)}':fontsize=${titleSize}:fontcolor=white:x=(w-text_w)/2:y=${Math.round(H * 0.12)}`);
   }
-  head.push(`fps=${o.fps}`);
-  const byName = new Map<string, SpeakerSpan[]>();
-  for (const s of o.card?.speakers ?? []) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
-  for (const [name, spans] of byName) {
-    const enable = anyOf(spans.map((s) => `between(t,${(s.start - offset).toFixed(2)},${(s.end - offset).toFixed(2)})`));
+  for (const { name, bounds } of nameBounds) {
+    const enable = anyOf(bounds.map(([a, b]) => `between(t,${a},${b})`));
     head.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(name)}':fontsize=${nameSize}:fontcolor=${accent}:x=(w-text_w)/2:y=${Math.round(waveY - nameSize * 2.4)}:enable='${enable}'`);
   }
+  head.push(`fps=${o.fps}`);
 
   // Spectrum row: a mirrored speech-band spectrum (0-4 kHz) that pulses with the voice and, being
   // flat bars, costs far fewer bits than a raw waveform. Its 33 bins make bars about 28 px wide, so

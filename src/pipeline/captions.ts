@@ -213,13 +213,21 @@ export function assEventSpans(ass: string): Array<[number, number]> {
  * truncated), so the same double arithmetic here gives exactly libass's decisions.
  */
 export function captionChangeFrames(spans: Array<[number, number]>, fps: number, frameCount: number): number[] {
-  const frames: number[] = [];
   const timeBase = 1 / fps;
-  let prev = "";
-  for (let n = 0; n < frameCount; n++) {
+  return changeFrames(frameCount, (n) => {
     const now = Math.trunc(n * timeBase * 1000);
     let key = "";
     for (let i = 0; i < spans.length; i++) if (now >= spans[i]![0] && now < spans[i]![1]) key += `${i},`;
+    return key;
+  });
+}
+
+/** Frame 0, the last frame, and every frame whose state differs from the frame before. */
+export function changeFrames(frameCount: number, stateAt: (n: number) => string): number[] {
+  const frames: number[] = [];
+  let prev = "";
+  for (let n = 0; n < frameCount; n++) {
+    const key = stateAt(n);
     if (n === 0 || key !== prev || n === frameCount - 1) frames.push(n);
     prev = key;
   }

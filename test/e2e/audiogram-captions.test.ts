@@ -1,8 +1,8 @@
 /**
- * Audiogram captions are drawn by libass only on the frames where they change and held in between
- * (audiogram.ts). This checks, with the real ffmpeg, that the held band is pixel-for-pixel what
- * drawing the captions into every frame gives, frame by frame, at rates whose frame times fall
- * between the captions' centisecond boundaries in different ways.
+ * Audiograms draw their head (title, speaker name) and caption band only on the frames where they
+ * change and hold them in between (audiogram.ts). This checks, with the real ffmpeg, frame by frame,
+ * that the result is pixel-for-pixel what drawing them on every frame gives, at rates whose frame
+ * times fall between the captions' centisecond boundaries and the names' spans in different ways.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -24,19 +24,19 @@ function unevenWords(n: number, from: number): Word[] {
   return Array.from({ length: n }, (_, i) => ({ word: text[i % text.length]!, start: from + i * 0.37, end: from + i * 0.37 + 0.29, speaker: "Speaker 1" }));
 }
 
-/** One md5 per decoded frame of the rows [y, height) of a filter graph's [vout]. */
-async function bandHashes(graph: string, seconds: number, y: number, w: number, h: number): Promise<string[]> {
+/** One md5 per decoded frame of a filter graph's [vout] (optionally only rows from `fromRow` down). */
+async function frameHashes(graph: string, seconds: number, fromRow = 0): Promise<string[]> {
+  const crop = fromRow ? `;[vout]crop=iw:ih-${fromRow}:0:${fromRow}[out]` : ";[vout]null[out]";
   const { stdout } = await ffmpeg([
     "-v", "error", "-t", seconds.toFixed(3), "-i", join(SHARED_MEDIA, "jfk.wav"),
-    "-filter_complex", `${graph};[vout]crop=${w}:${h - y}:0:${y}[band]`, "-map", "[band]",
-    "-t", seconds.toFixed(3), "-f", "framemd5", "-",
+    "-filter_complex", `${graph}${crop}`, "-map", "[out]", "-t", seconds.toFixed(3), "-f", "framemd5", "-",
   ]);
   return stdout.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split(",").pop()!.trim());
 }
 
-describe("audiogram captions drawn only where they change", () => {
+describe("audiogram rows drawn only where they change", () => {
   for (const [format, fps] of [["linkedin", 25], ["x", 30]] as const) {
-    test(`${format} at ${fps} fps: the caption band equals libass drawing every frame`, async () => {
+    test(`${format} at ${fps} fps: every frame equals drawing every row on every frame`, async () => {
       const frame = FORMATS[format];
       const seconds = 4;
       const ass = buildAss(unevenWords(9, 0.13), { frame, style: "bold", duration: seconds });
@@ -45,28 +45,45 @@ describe("audiogram captions drawn only where they change", () => {
       const boldFont = fontFile("DejaVuSans-Bold.ttf");
       const spans = assEventSpans(ass);
       expect(spans.length).toBeGreaterThan(5);
-      const graph = audiogramFilter({
-        frame, fps, duration: seconds, assPath, captionSpans: spans, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p",
-        card: { title: "Test card" },
-      });
-      // Where the band starts: the graph crops the caption layer at that row.
-      const bandY = Number(graph.match(/crop=\d+:\d+:0:(\d+),fps=/)![1]);
-      const reference =
-        `color=c=0x1b2a41:s=${frame.width}x${frame.height}:r=${fps}:d=${seconds},format=yuv420p,` +
-        `${assFilter(assPath, dirname(boldFont))}[vout]`;
+      // Names change at times between frames and exactly on one (1.2 s), with a gap and a reprise.
+      const card = {
+        title: "Inaugural address",
+        speakers: [
+          { start: 0.333, end: 1.2, name: "John F. Kennedy" },
+          { start: 1.2, end: 2.071, name: "Robert Frost" },
+          { start: 2.5, end: 3.377, name: "John F. Kennedy" },
+        ],
+      };
+      const options = { frame, fps, duration: seconds, assPath, captionSpans: spans, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p", card };
       const [held, every] = await Promise.all([
-        bandHashes(graph, seconds, bandY, frame.width, frame.height),
-        bandHashes(reference, seconds, bandY, frame.width, frame.height),
+        frameHashes(audiogramFilter(options), seconds),
+        frameHashes(audiogramFilter({ ...options, everyFrame: true }), seconds),
       ]);
       expect(held.length).toBe(seconds * fps);
       expect(every.length).toBe(seconds * fps);
-      // The captions do change (otherwise equality proves nothing), and libass drew far fewer frames.
-      expect(new Set(every).size).toBeGreaterThan(5);
+      // The picture does change (otherwise equality proves nothing), and libass drew far fewer frames.
+      expect(new Set(every).size).toBeGreaterThan(seconds * fps / 2);
       expect(captionChangeFrames(spans, fps, seconds * fps).length).toBeLessThan(seconds * fps / 2);
       const differing = held.map((h, i) => (h === every[i] ? -1 : i)).filter((i) => i >= 0);
       expect(differing).toEqual([]);
     }, 60_000);
   }
+
+  test("the held caption band equals libass drawing into every frame of card colour", async () => {
+    const frame = FORMATS.linkedin;
+    const fps = 25;
+    const seconds = 3;
+    const ass = buildAss(unevenWords(7, 0.21), { frame, style: "boxed", duration: seconds });
+    const assPath = join(work, "band.ass");
+    writeFileSync(assPath, ass);
+    const boldFont = fontFile("DejaVuSans-Bold.ttf");
+    const graph = audiogramFilter({ frame, fps, duration: seconds, assPath, captionSpans: assEventSpans(ass), fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p" });
+    const bandY = Number(graph.match(/crop=\d+:\d+:0:(\d+),fps=/)![1]);
+    const reference = `color=c=0x1b2a41:s=${frame.width}x${frame.height}:r=${fps}:d=${seconds},format=yuv420p,${assFilter(assPath, dirname(boldFont))}[vout]`;
+    const [held, every] = await Promise.all([frameHashes(graph, seconds, bandY), frameHashes(reference, seconds, bandY)]);
+    expect(new Set(every).size).toBeGreaterThan(3);
+    expect(held).toEqual(every);
+  }, 60_000);
 });
 
 describe("caption change frames", () => {
