@@ -19,7 +19,7 @@ import { table } from "./load.ts";
 
 const minutes = Number(process.argv.find((a) => /^\d+(\.\d+)?$/.test(a)) ?? 10);
 const trailer = process.argv.includes("--trailer");
-setLogLevel((process.env.CLIPYARD_LOG_LEVEL as "warn") ?? "warn");
+if (!process.env.CLIPYARD_LOG_LEVEL) setLogLevel("warn");
 const work = mkdtempSync(join(tmpdir(), "clipyard-bench-job-"));
 const source = join(work, "episode.wav");
 const loops = Math.ceil((minutes * 60) / 30);

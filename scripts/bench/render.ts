@@ -24,6 +24,7 @@ import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts
 import { renderClip, renderClipFormats, DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render.ts";
 import { FORMATS, framingFilter, type ClipFormat, type CropPath } from "../../src/pipeline/render-graph.ts";
 import { planSpeakerCrop } from "../../src/pipeline/crop.ts";
+import { median } from "../../src/pipeline/vector-math.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
 
@@ -86,10 +87,6 @@ const seconds = async (fn: () => Promise<unknown>) => {
   await fn();
   return (performance.now() - t) / 1000;
 };
-const median = (v: number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /**
  * Floor and render timed in turn, RUNS times: on a shared machine a slow spell then hits a pair, not
@@ -131,11 +128,12 @@ try {
       path = (await planSpeakerCrop(c.source, words, START, START + SECONDS)).path;
       analysis = ((performance.now() - t) / 1000).toFixed(1);
     }
+    const floor = () => seconds(() => plainReencode(c.source, c.format, join(dir, "floor.mp4"), path));
     const m = await paired(
-      () => seconds(() => plainReencode(c.source, c.format, join(dir, "floor.mp4"), path)),
+      floor,
       () => renderClip({ source: c.source, words, start: START, end: START + SECONDS, format: c.format, crop: c.crop, style: "bold", outPath: join(dir, "full.mp4") }),
     );
-    floors.set(c.name, () => seconds(() => plainReencode(c.source, c.format, join(dir, "floor.mp4"), path)));
+    floors.set(c.name, floor);
     rows.push([c.name, m.floor.toFixed(1), m.full.toFixed(1), m.ratio.toFixed(2), m.ratios.map((x) => x.toFixed(2)).join(" / "), analysis || "-"]);
   }
   const both: { name: string; source: MediaInfo; parts: string[] }[] = [

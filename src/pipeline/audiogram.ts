@@ -109,13 +109,14 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   for (const s of o.card?.speakers ?? []) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
   // Speaker names are shown while between(t, start, end) holds, with the bounds as written in the
   // filter (two decimals); the head is redrawn on the frames where that changes for any name.
+  const twoDecimals = (x: number) => Number(x.toFixed(2));
   const nameBounds = [...byName].map(([name, spans]) => ({
     name,
-    bounds: spans.map((s) => [(s.start - offset).toFixed(2), (s.end - offset).toFixed(2)] as const),
+    bounds: spans.map((s) => [twoDecimals(s.start - offset), twoDecimals(s.end - offset)] as const),
   }));
   const headFrames = changeFrames(frameCount, (n) => {
     const t = n * (1 / o.fps);
-    return nameBounds.map(({ bounds }) => (bounds.some(([a, b]) => t >= Number(a) && t <= Number(b)) ? "1" : "0")).join("");
+    return nameBounds.map(({ bounds }) => (bounds.some(([a, b]) => t >= a && t <= b) ? "1" : "0")).join("");
   });
 
   // Head: a thin accent rule under the title, so the card reads as a designed frame, not a blank.
@@ -127,7 +128,7 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
     head.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(o.card.title)}':fontsize=${titleSize}:fontcolor=white:x=(w-text_w)/2:y=${Math.round(H * 0.12)}`);
   }
   for (const { name, bounds } of nameBounds) {
-    const enable = anyOf(bounds.map(([a, b]) => `between(t,${a},${b})`));
+    const enable = anyOf(bounds.map(([a, b]) => `between(t,${a.toFixed(2)},${b.toFixed(2)})`));
     head.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(name)}':fontsize=${nameSize}:fontcolor=${accent}:x=(w-text_w)/2:y=${Math.round(waveY - nameSize * 2.4)}:enable='${enable}'`);
   }
   head.push(`fps=${o.fps}`);

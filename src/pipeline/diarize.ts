@@ -6,6 +6,7 @@
 import { averageLinkage, cosineDistance } from "./diarize-cluster.ts";
 import { DEFAULT_FEATURES, FRAME_HOP_SECONDS, mfcc } from "./diarize-features.ts";
 import { medianPitch, semitones } from "./diarize-pitch.ts";
+import { median } from "./vector-math.ts";
 import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood, mergeStats, type Stats } from "./diarize-gaussian.ts";
 import type { Region } from "./vad.ts";
 
@@ -82,11 +83,6 @@ export function medianRunSeconds(labels: number[], words: TimedWord[]): Map<numb
     runs.set(c, [...(runs.get(c) ?? []), words[i - 1]!.end - words[from]!.start]);
     from = i;
   }
-  const median = (v: number[]) => {
-    const s = [...v].sort((a, b) => a - b);
-    const m = s.length >> 1;
-    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-  };
   return new Map([...runs].map(([c, v]) => [c, median(v)]));
 }
 
@@ -322,10 +318,11 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
       );
       const runs = medianRunSeconds(labels, words);
       const changes = changeCounts(labels);
-      const changesOf = (c: number) => [...changes].reduce((n, [k, v]) => n + (k.split("-").map(Number).includes(c) ? v : 0), 0);
+      const changesOf = new Map<number, number>();
+      for (const [key, n] of changes) for (const c of key.split("-").map(Number)) changesOf.set(c, (changesOf.get(c) ?? 0) + n);
       const converse = (a: number, b: number) => {
         const between = changes.get(`${Math.min(a, b)}-${Math.max(a, b)}`) ?? 0;
-        return [a, b].every((c) => runs.get(c)! >= o.turnSeconds && between >= changesOf(c) / 2);
+        return [a, b].every((c) => runs.get(c)! >= o.turnSeconds && between >= changesOf.get(c)! / 2);
       };
       let best = Infinity;
       let pair: [number, number] | undefined;
