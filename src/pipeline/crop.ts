@@ -3,8 +3,8 @@
  * (with mouth opening), tracks them, ties tracks to the diarized speakers and plans the crop path.
  */
 import { sampleFrames, sampleSize } from "../media/ffmpeg-frames.ts";
-import { loadFaceDetector, type FaceDetector } from "../models/face-detector.ts";
-import { assignSpeakers, buildTracks, turnsFromWords, type FaceObs, type FaceTrack, type SpeakerFaces, type Turn } from "./faces.ts";
+import { loadFaceDetector, type FaceDetector, type FaceRegion } from "../models/face-detector.ts";
+import { assignSpeakers, buildTracks, distinctFaces, regionsToRead, turnsFromWords, type FaceObs, type FaceTrack, type SpeakerFaces, type Turn } from "./faces.ts";
 import { planCropPath } from "./crop-path.ts";
 import type { CropPath } from "./render-graph.ts";
 import type { MediaInfo, Word } from "./types.ts";
@@ -20,6 +20,13 @@ export interface SpeakerCropPlan {
 export interface SpeakerCropOptions {
   sampleFps: number;
   analysisWidth: number;
+  /**
+   * Seconds between detector passes (default 2). BlazeFace finds faces; FaceMesh alone follows them
+   * on the samples between, at about a third of a detector pass's cost (MediaPipe's own face mesh
+   * runs its detector only when tracking is lost; Human's video mode every 2.5 s). A sample that
+   * loses a face gets a detector pass straight away, so a cut costs at most one sample.
+   */
+  detectEverySeconds: number;
   detector?: FaceDetector;
 }
 
@@ -29,10 +36,20 @@ export async function detectFaces(source: MediaInfo, start: number, end: number,
   const sampleFps = o.sampleFps ?? 2;
   const width = Math.min(o.analysisWidth ?? 512, source.width);
   const size = sampleSize({ width, srcWidth: source.width, srcHeight: source.height });
+  const detectEvery = o.detectEverySeconds ?? 2;
   const detector = o.detector ?? (await loadFaceDetector());
   const frames: { t: number; faces: FaceObs[] }[] = [];
+  let regions: FaceRegion[] = [];
+  let lastDetect = -Infinity;
   for await (const f of sampleFrames(source.path, { start, duration: end - start, fps: sampleFps, width, srcWidth: source.width, srcHeight: source.height })) {
-    const faces = await detector.detect(f.rgb, size.width, size.height);
+    // Small tolerance: sample times are start + i/fps and must not miss a pass by rounding.
+    const due = regions.length === 0 || f.t - lastDetect >= detectEvery - 1e-6;
+    const toRead = due ? regionsToRead(await detector.find(f.rgb, size.width, size.height), regions) : regions;
+    const found = await detector.read(f.rgb, size.width, size.height, toRead);
+    const faces = distinctFaces(found);
+    if (due) lastDetect = f.t;
+    else if (faces.length < regions.length) lastDetect = -Infinity;
+    regions = faces.map((d) => d.next);
     frames.push({
       t: f.t,
       faces: faces.map((d) => ({

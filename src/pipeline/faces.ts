@@ -73,6 +73,46 @@ export function mouthActivity(track: FaceTrack, from: number, to: number): numbe
   return sum / (xs.length - 1) + sd;
 }
 
+/** Two regions this close (share of their side) hold the same face: the surer one is kept. */
+const SAME_FACE = 0.25;
+
+export interface Region {
+  cx: number;
+  cy: number;
+  side: number;
+}
+
+/** Two regions hold the same face: their centres are close for their size. */
+export function sameFace(a: Region, b: Region): boolean {
+  return Math.hypot(a.cx - b.cx, a.cy - b.cy) < SAME_FACE * Math.min(a.side, b.side);
+}
+
+/**
+ * Where to read faces on a frame with a detector pass: each carried region (from the last frame),
+ * and each detected face that none of them holds. A followed face keeps its carried region rather
+ * than switching to the detector's box, which sits a little differently on the face: switching at
+ * every pass would jitter the landmarks, and the mouth reading with them, of a face that does not
+ * move at all. Only when the face has grown or shrunk (sides more than 25% apart) does the
+ * detector's region replace the carried one.
+ */
+export function regionsToRead<R extends Region>(detected: R[], carried: R[]): R[] {
+  const resized = (c: R, d: R) => Math.abs(Math.log(c.side / d.side)) > Math.log(1.25);
+  const kept = carried.map((c) => {
+    const d = detected.find((x) => sameFace(c, x));
+    return d && resized(c, d) ? d : c;
+  });
+  return [...kept, ...detected.filter((d) => !carried.some((c) => sameFace(c, d)))];
+}
+
+/** The faces that are not the same face as a surer one (two followed regions can converge on one face). */
+export function distinctFaces<F extends { score: number; next: Region }>(faces: F[]): F[] {
+  const kept: F[] = [];
+  for (const f of [...faces].sort((a, b) => b.score - a.score)) {
+    if (!kept.some((k) => sameFace(k.next, f.next))) kept.push(f);
+  }
+  return kept;
+}
+
 export interface SpeakerFaces {
   /** speaker label -> track id */
   bySpeaker: Map<string, number>;

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { ffmpeg } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { sampleFrames, sampleSize } from "../../src/media/ffmpeg-frames.ts";
-import { loadFaceDetector } from "../../src/models/face-detector.ts";
-import { planSpeakerCrop } from "../../src/pipeline/crop.ts";
+import { loadFaceDetector, type FaceRegion } from "../../src/models/face-detector.ts";
+import { detectFaces, planSpeakerCrop } from "../../src/pipeline/crop.ts";
 import { cropWindowAt } from "../../src/pipeline/crop-path.ts";
 import { renderClip } from "../../src/pipeline/render.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
@@ -68,6 +68,51 @@ describe("speaker-following crop", () => {
       if (f0 >= x0 && f1 <= x1) inside++;
     }
     expect(inside / total).toBeGreaterThanOrEqual(0.9);
+  }, 120_000);
+
+  test("the detector runs every 2 s; FaceMesh alone follows the faces on the samples between", async () => {
+    const real = await loadFaceDetector();
+    const calls = { find: 0, read: 0 };
+    const counting = {
+      ...real,
+      find: (rgb: Uint8Array, w: number, h: number) => (calls.find++, real.find(rgb, w, h)),
+      read: (rgb: Uint8Array, w: number, h: number, r: FaceRegion[]) => (calls.read++, real.read(rgb, w, h, r)),
+    };
+    const frames = await detectFaces(source, 0, 10, { detector: counting });
+    expect(frames.length).toBe(20);
+    // Two faces in view throughout: none is lost, so detector passes come every fourth sample.
+    expect(calls).toEqual({ find: 5, read: 20 });
+    expect(frames.every((f) => f.faces.length === 2)).toBe(true);
+  }, 120_000);
+
+  test("a still face reads still across detector passes; a talking one does not", async () => {
+    // 0-5 s: the left person talks, the right one is a frozen frame.
+    const frames = await detectFaces(source, 0, 5);
+    const mouth = (side: (cx: number) => boolean) => frames.map((f) => f.faces.find((o) => side(o.cx))!.mouthOpen!);
+    const spread = (xs: number[]) => Math.max(...xs) - Math.min(...xs);
+    const still = spread(mouth((cx) => cx > 0.5));
+    const talking = spread(mouth((cx) => cx < 0.5));
+    console.log(`mouth-opening spread 0-5 s: still face ${still.toFixed(4)}, talking face ${talking.toFixed(4)}`);
+    expect(still).toBeLessThan(0.002);
+    expect(talking).toBeGreaterThan(0.02);
+  }, 120_000);
+
+  test("after a cut, a face in a new place is found on the next sample, not at the next detector pass", async () => {
+    // One person stays on the right; at 5 s a cut moves the other from the left to the middle.
+    const cut = join(work, "cut.mp4");
+    await ffmpeg([
+      "-y", "-i", join(MEDIA, "talking_head_a.mp4"), "-i", join(MEDIA, "talking_head_b.mp4"),
+      "-filter_complex",
+      "[0:v]trim=0:10,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=10[l];" +
+        "[1:v]trim=0:10,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=10[r];" +
+        "color=c=0x202830:s=1920x1080:r=25:d=10[bg];[bg][l]overlay=x='if(lt(t,5),160,560)':y=220:eval=frame[bl];[bl][r]overlay=1180:220[v]",
+      "-map", "[v]", "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", cut,
+    ]);
+    const frames = await detectFaces(await probeMedia(cut), 0, 10);
+    const at = (i: number, x0: number, x1: number) => frames[i]!.faces.some((o) => o.cx > x0 && o.cx < x1);
+    // Detector passes at 0, 2 and 4 s would next come at 6 s; the 5 s sample loses the moved face.
+    for (let i = 0; i < 10; i++) expect(at(i, 0.15, 0.35) && at(i, 0.7, 0.9)).toBe(true);
+    for (let i = 11; i < 20; i++) expect(at(i, 0.35, 0.6) && at(i, 0.7, 0.9)).toBe(true);
   }, 120_000);
 
   test("rendered 9:16 clip keeps a face in frame in >= 90% of sampled frames", async () => {

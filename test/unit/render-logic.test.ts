@@ -1,7 +1,7 @@
 /** Pure parts of rendering: framing, crop planning, face tracks and speakers, trailer planning. */
 import { describe, expect, test } from "bun:test";
 import { centreCrop, piecewiseExpr, videoFilter } from "../../src/pipeline/render-graph.ts";
-import { assignSpeakers, buildTracks, turnsFromWords, type FaceObs } from "../../src/pipeline/faces.ts";
+import { assignSpeakers, buildTracks, distinctFaces, regionsToRead, turnsFromWords, type FaceObs } from "../../src/pipeline/faces.ts";
 import { cropWindowAt, ease, planCropPath, planShots } from "../../src/pipeline/crop-path.ts";
 import { crossfadeGraph, planTrailer, trailerDuration } from "../../src/pipeline/trailer.ts";
 import type { Word } from "../../src/pipeline/types.ts";
@@ -82,6 +82,23 @@ describe("faces", () => {
   test("still faces give no assignment", () => {
     const still = frames.map((f) => ({ t: f.t, faces: f.faces.map((o) => ({ ...o, mouthOpen: 0.02 })) }));
     expect(assignSpeakers(buildTracks(still), turns).bySpeaker.size).toBe(0);
+  });
+
+  test("followed regions that converged on one face count once, the surer kept", () => {
+    const face = (cx: number, score: number) => ({ score, next: { cx, cy: 100, side: 80 } });
+    // 10 px apart with an 80 px side: one face read twice; 60 px apart: two faces side by side.
+    expect(distinctFaces([face(100, 0.7), face(110, 0.9), face(170, 0.8)])).toEqual([face(110, 0.9), face(170, 0.8)]);
+    expect(distinctFaces([])).toEqual([]);
+  });
+
+  test("a detector pass keeps followed faces in their carried regions and adds new faces", () => {
+    const r = (cx: number, side = 80) => ({ cx, cy: 100, side });
+    // The detector's box for the followed face sits 6 px off: the carried region is read, not it.
+    expect(regionsToRead([r(106), r(300)], [r(100)])).toEqual([r(100), r(300)]);
+    // A followed face the detector missed this time is still read (FaceMesh decides if it is there).
+    expect(regionsToRead([], [r(100)])).toEqual([r(100)]);
+    // The face grew by half (a zoom): the detector's region replaces the stale one.
+    expect(regionsToRead([r(104, 120)], [r(100)])).toEqual([r(104, 120)]);
   });
 
   test("turns merge consecutive words of one speaker", () => {
