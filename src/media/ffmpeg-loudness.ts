@@ -2,6 +2,8 @@
  * Loudness: the EBU R128 meter, the gain/limiter filter that brings a window to the delivery
  * target, and the measure-encode-check loop that delivers it.
  */
+import { rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { ffmpeg } from "./ffmpeg.ts";
 import { log } from "../log.ts";
 
@@ -32,15 +34,19 @@ function windowArgs(w: Window): string[] {
 const dbToAmplitude = (db: number) => 10 ** (db / 20);
 
 /**
+ * Band-limiting applied once per window, before any level pass: rumble and the top octave carry no
+ * speech but do carry peaks (and AAC overshoot).
+ */
+export function bandFilter(): string {
+  return ["aresample=48000", "highpass=f=70", "lowpass=f=12000"].join(",");
+}
+
+/**
  * Gain (dB) then a look-ahead sample-peak limiter at ceilingDb whose delay is compensated
  * (latency=1) so audio stays in sync with video.
  */
-export function gainFilter(gainDb: number, ceilingDb: number): string {
+export function levelFilter(gainDb: number, ceilingDb: number): string {
   return [
-    "aresample=48000",
-    // Rumble and the top octave carry no speech but do carry peaks (and AAC overshoot).
-    "highpass=f=70",
-    "lowpass=f=12000",
     `volume=${gainDb.toFixed(2)}dB`,
     `alimiter=limit=${dbToAmplitude(ceilingDb).toFixed(4)}:attack=3:release=40:level=0:latency=1`,
   ].join(",");
@@ -51,7 +57,7 @@ export interface AudioEncoding {
   channels: 1 | 2;
 }
 
-/** Gain and limiter ceiling for one window, and the filter that applies them. */
+/** Gain and limiter ceiling for one band-limited window, and the level filter that applies them. */
 export interface LoudnessPlan {
   gainDb: number;
   ceilingDb: number;
@@ -62,24 +68,23 @@ export interface LoudnessPlan {
 }
 
 /**
- * Plans normalisation of one window. Speech is peaky (a 15 dB peak-to-loudness ratio is common), so
- * reaching -14 LUFS needs limiting, and limiting lowers loudness by an amount that depends on the
- * material: each pass runs the gain + limiter chain straight into the meter (one ffmpeg, no file)
- * and corrects the gain by a secant step until the PCM is within half the tolerance. The limiter
- * ceiling starts 1 dB under the true-peak limit: headroom for AAC overshoot.
+ * Plans normalisation of a band-limited window (bandWindow), whose loudness is `measured`. Speech
+ * is peaky (a 15 dB peak-to-loudness ratio is common), so reaching -14 LUFS needs limiting, and
+ * limiting lowers loudness by an amount that depends on the material: each pass runs the gain +
+ * limiter chain straight into the meter (one ffmpeg, no file) and corrects the gain by a secant
+ * step until the PCM is within half the tolerance. The limiter ceiling starts 1 dB under the
+ * true-peak limit: headroom for AAC overshoot.
  */
-export async function planLoudness(input: string, window: Window, target: LoudnessTarget = CLIP_LOUDNESS, preFilter?: string, ceilingDb = target.tp - 1): Promise<LoudnessPlan> {
-  const pre = (f: string) => [preFilter, f].filter(Boolean).join(",");
-  const m = await meterEbur128(input, { window, preFilter, truePeak: false });
-  if (!Number.isFinite(m.integrated)) throw new Error(`no measurable loudness in ${input} (silent window?)`);
-  let gain = target.i - m.integrated;
+export async function planLoudness(input: string, measured: number, target: LoudnessTarget = CLIP_LOUDNESS, ceilingDb = target.tp - 1): Promise<LoudnessPlan> {
+  if (!Number.isFinite(measured)) throw new Error(`no measurable loudness in ${input} (silent window?)`);
+  let gain = target.i - measured;
   let prev: { gain: number; i: number } | undefined;
   let last: LoudnessPlan | undefined;
   for (let pass = 1; pass <= 6; pass++) {
-    const filter = pre(gainFilter(gain, ceilingDb));
+    const filter = levelFilter(gain, ceilingDb);
     // Only loudness steers the gain; the true peak that matters is the encoded one, which
     // normalizeAudio measures anyway (4x oversampling here would cost a third of each pass).
-    const got = await meterEbur128(input, { window, preFilter: filter, truePeak: false });
+    const got = await meterEbur128(input, { preFilter: filter, truePeak: false });
     last = { gainDb: gain, ceilingDb, filter, integrated: got.integrated, passes: pass };
     if (Math.abs(got.integrated - target.i) <= target.tolerance / 2) return last;
     const slope = prev && Math.abs(gain - prev.gain) > 0.05 ? (got.integrated - prev.i) / (gain - prev.gain) : 1;
@@ -94,14 +99,13 @@ export async function planLoudness(input: string, window: Window, target: Loudne
  * After delivery: undefined when the encoded audio is in spec, else a corrected plan (AAC can add
  * true-peak overshoot and shift loudness a little). The caller re-encodes the audio with it.
  */
-export function correctPlan(plan: LoudnessPlan, delivered: Ebur128Summary, target: LoudnessTarget = CLIP_LOUDNESS, preFilter?: string): LoudnessPlan | undefined {
+export function correctPlan(plan: LoudnessPlan, delivered: Ebur128Summary, target: LoudnessTarget = CLIP_LOUDNESS): LoudnessPlan | undefined {
   const iOk = Math.abs(delivered.integrated - target.i) <= target.tolerance;
   const tpOk = delivered.truePeak <= target.tp;
   if (iOk && tpOk) return undefined;
   const gainDb = plan.gainDb + (iOk ? 0 : target.i - delivered.integrated);
   const ceilingDb = plan.ceilingDb - (tpOk ? 0 : delivered.truePeak - target.tp + 0.2);
-  const filter = [preFilter, gainFilter(gainDb, ceilingDb)].filter(Boolean).join(",");
-  return { ...plan, gainDb, ceilingDb, filter, passes: plan.passes + 1 };
+  return { ...plan, gainDb, ceilingDb, filter: levelFilter(gainDb, ceilingDb), passes: plan.passes + 1 };
 }
 
 export interface NormalizedAudio {
@@ -113,8 +117,11 @@ export interface NormalizedAudio {
 }
 
 /**
- * Normalises one window to the target and writes it as AAC 48 kHz, checked as encoded: plan on
- * PCM, encode, meter the AAC, correct and re-encode while out of spec (rarely more than once).
+ * Normalises one window to the target and writes it as AAC 48 kHz, checked as encoded. The window
+ * is decoded and band-limited once, into a float WAV beside `out` that is metered on the way (the
+ * plan's starting point); the plan's level passes, the encode and any correction read that file
+ * rather than decoding and filtering the source again each time. Plan on PCM, encode, meter the
+ * AAC, correct and re-encode while out of spec (rarely more than once).
  */
 export async function normalizeAudio(
   input: string,
@@ -124,19 +131,25 @@ export async function normalizeAudio(
   target: LoudnessTarget = CLIP_LOUDNESS,
   preFilter?: string,
 ): Promise<NormalizedAudio> {
-  let plan: LoudnessPlan | undefined = await planLoudness(input, window, target, preFilter);
-  let got: Ebur128Summary | undefined;
-  for (let attempt = 0; attempt < 4 && plan; attempt++) {
-    await ffmpeg([
-      "-y", ...windowArgs(window), "-i", input, "-vn", "-sn", "-af", plan.filter,
-      "-c:a", "aac", "-b:a", `${enc.bitrateKbps}k`, "-ar", "48000", "-ac", String(enc.channels), "-f", "mp4", out,
-    ]);
-    got = await meterEbur128(out);
-    const next = correctPlan(plan, got, target, preFilter);
-    if (!next) return { path: out, filter: plan.filter, integrated: got.integrated, truePeak: got.truePeak, passes: plan.passes };
-    plan = next;
+  const band = join(dirname(out), `.${basename(out)}.band.wav`);
+  try {
+    const measured = await meterEbur128(input, { window, preFilter: [preFilter, bandFilter()].filter(Boolean).join(","), truePeak: false, output: band });
+    let plan: LoudnessPlan | undefined = await planLoudness(band, measured.integrated, target);
+    let got: Ebur128Summary | undefined;
+    for (let attempt = 0; attempt < 4 && plan; attempt++) {
+      await ffmpeg([
+        "-y", "-i", band, "-af", plan.filter,
+        "-c:a", "aac", "-b:a", `${enc.bitrateKbps}k`, "-ar", "48000", "-ac", String(enc.channels), "-f", "mp4", out,
+      ]);
+      got = await meterEbur128(out);
+      const next = correctPlan(plan, got, target);
+      if (!next) return { path: out, filter: plan.filter, integrated: got.integrated, truePeak: got.truePeak, passes: plan.passes };
+      plan = next;
+    }
+    throw new Error(`loudness out of spec after corrections: ${got?.integrated} LUFS, ${got?.truePeak} dBTP`);
+  } finally {
+    await rm(band, { force: true });
   }
-  throw new Error(`loudness out of spec after corrections: ${got?.integrated} LUFS, ${got?.truePeak} dBTP`);
 }
 
 export interface Ebur128Summary {
@@ -147,12 +160,14 @@ export interface Ebur128Summary {
 
 /**
  * EBU R128 meter (ffmpeg's ebur128 filter, true peak optional). framelog=verbose keeps the
- * per-100 ms lines out of the captured stderr; the summary still prints.
+ * per-100 ms lines out of the captured stderr; the summary still prints. The meter passes audio
+ * through: with `output`, the metered (pre-filtered) audio is also written there as float WAV.
  */
-export async function meterEbur128(input: string, o: { window?: Window; preFilter?: string; truePeak?: boolean } = {}): Promise<Ebur128Summary> {
+export async function meterEbur128(input: string, o: { window?: Window; preFilter?: string; truePeak?: boolean; output?: string } = {}): Promise<Ebur128Summary> {
   const meter = `ebur128=framelog=verbose${o.truePeak === false ? "" : ":peak=true"}`;
   const af = [o.preFilter, meter].filter(Boolean).join(",");
-  const { stderr } = await ffmpeg([...windowArgs(o.window ?? {}), "-i", input, "-vn", "-sn", "-af", af, "-f", "null", "-"]);
+  const sink = o.output ? ["-c:a", "pcm_f32le", "-f", "wav", o.output] : ["-f", "null", "-"];
+  const { stderr } = await ffmpeg([...(o.output ? ["-y"] : []), ...windowArgs(o.window ?? {}), "-i", input, "-vn", "-sn", "-af", af, ...sink]);
   const summary = stderr.slice(stderr.lastIndexOf("Summary:"));
   const pick = (re: RegExp) => {
     const m = summary.match(re);

@@ -4,13 +4,13 @@
  * decoded frames (captions are actually burned in where the words are spoken).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { detectEngine } from "../../src/media/ffmpeg-engine.ts";
 import { ffmpeg, ffprobeJson } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
-import { meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
+import { CLIP_LOUDNESS, meterEbur128, normalizeAudio } from "../../src/media/ffmpeg-loudness.ts";
 import { renderClip, renderClipFormats } from "../../src/pipeline/render.ts";
 import { captionMargins } from "../../src/pipeline/captions.ts";
 import type { Word } from "../../src/pipeline/types.ts";
@@ -149,5 +149,18 @@ describe("renderClip on an audio-only source", () => {
     expect(accent(806, 806 + 134)).toBeGreaterThan(500);
     // Above the speaker's name (also accent-coloured), only the thin rule under the title is.
     expect(accent(0, 480)).toBeLessThan(1080 * 8);
+  }, 60_000);
+});
+
+describe("normalizeAudio", () => {
+  test("delivers the window in spec as AAC and leaves only that file behind", async () => {
+    const dir = join(work, "loudness");
+    mkdirSync(dir);
+    const got = await normalizeAudio(join(MEDIA, "jfk.wav"), { start: 1, duration: 8 }, join(dir, "out.m4a"), { bitrateKbps: 128, channels: 2 });
+    expect(readdirSync(dir)).toEqual(["out.m4a"]);
+    const m = await meterEbur128(got.path);
+    expect(Math.abs(m.integrated - CLIP_LOUDNESS.i)).toBeLessThanOrEqual(CLIP_LOUDNESS.tolerance);
+    expect(m.truePeak).toBeLessThanOrEqual(CLIP_LOUDNESS.tp);
+    expect((await probeMedia(got.path)).durationSeconds).toBeCloseTo(8, 1);
   }, 60_000);
 });
