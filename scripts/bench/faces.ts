@@ -69,7 +69,7 @@ try {
   for (const kind of ["still", "moving"] as const) {
     const source = await composition(dir, kind);
     const words = turnsWords(source.durationSeconds);
-    for (const [label, every] of [["detector every sample", 0], ["detector every 1 s", 1], ["detector every 2 s", 2]] as const) {
+    for (const [label, every] of [["detector every sample", 0], ["detector every 1 s", 1], ["detector every 2 s (default)", 2]] as const) {
       const times: number[] = [];
       let plan!: Awaited<ReturnType<typeof planSpeakerCrop>>;
       for (let r = 0; r < RUNS; r++) {

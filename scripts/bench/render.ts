@@ -4,9 +4,10 @@
  * captions, loudness) next to the floor, a plain ffmpeg re-encode of the same segment to the same
  * size with the same encoder settings. Prints a table; the target ratio is <= 1.3. The last rows
  * render one clip in both formats at once, as a live job does (renderClipFormats: one audio,
- * analysis beside the other format's encode), against the sum of the two floors.
+ * analysis beside the other format's encode), against the sum of the two floors. Last, the whole
+ * live job on a 10-minute source, stage by stage (scripts/bench/job.ts; --job-minutes 0 skips it).
  *
- *   bun scripts/bench/render.ts [--seconds 45] [--runs 3] [--only audiogram]
+ *   bun scripts/bench/render.ts [--seconds 45] [--runs 3] [--only audiogram] [--job-minutes 10]
  *
  * --runs N times floor and render in turn N times and reports the median of the per-run ratios
  * (and the fastest of each): on a shared machine a slow spell then lands on one pair rather than on
@@ -27,6 +28,8 @@ import { planSpeakerCrop } from "../../src/pipeline/crop.ts";
 import { median } from "../../src/pipeline/vector-math.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
+import { benchJob, printJobBench } from "./job.ts";
+import { setLogLevel } from "../../src/log.ts";
 
 const MEDIA = SHARED_MEDIA;
 const args = process.argv.slice(2);
@@ -39,6 +42,8 @@ const RUNS = opt("runs", 3);
 /** Only the cases whose name contains this text. */
 const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1]! : "";
 const START = 5;
+const JOB_MINUTES = opt("job-minutes", 10);
+if (!process.env.CLIPYARD_LOG_LEVEL) setLogLevel("warn");
 
 async function buildSource(dir: string): Promise<{ video: MediaInfo; audio: MediaInfo; words: Word[] }> {
   const pair = join(dir, "pair.mp4");
@@ -158,6 +163,10 @@ try {
   console.log(line(header));
   console.log("| " + widths.map((w) => "-".repeat(w)).join(" | ") + " |");
   for (const r of rows) console.log(line(r));
+  if (JOB_MINUTES > 0) {
+    console.log("");
+    printJobBench(await benchJob(JOB_MINUTES));
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
