@@ -15,15 +15,12 @@ import { join } from "node:path";
 import { transcribeFile } from "../../src/pipeline/transcribe.ts";
 import { diarizationErrorRate, parseRttm, parseUem, turnsFromWords, wordErrorRate, type Turn } from "./asr-scoring.ts";
 import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
+import { stringFlag } from "./load.ts";
 
 const MEDIA = SHARED_MEDIA;
 const LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox";
 
-const arg = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const models = (arg("--models") ?? "whisper-tiny.en,whisper-base").split(",");
+const models = (stringFlag("models") ?? "whisper-tiny.en,whisper-base").split(",");
 const cores = cpus().length;
 
 interface Item {
@@ -53,7 +50,7 @@ items.find((i) => i.set === "two_speakers_call")!.ref = readFileSync(twoRef, "ut
 
 // Long-form: the phone call repeated to 10 minutes, so model loading and 30-s window padding stop
 // dominating the real-time factor, and diarization must stay consistent across many turns.
-const REPEAT = Number(arg("--repeat") ?? 20);
+const REPEAT = Number(stringFlag("repeat") ?? 20);
 if (REPEAT > 0) {
   const dir = mkdtempSync(join(tmpdir(), "clipyard-bench-"));
   const list = join(dir, "list.txt");

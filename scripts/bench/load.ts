@@ -37,6 +37,18 @@ export async function runLoad(next: (i: number) => Request, opts: { concurrency:
   return { requests: latencies.length, errors, firstError, seconds, rps: latencies.length / seconds, p50: q(0.5), p99: q(0.99) };
 }
 
+/** The value after `--name` on the command line, if given. */
+export function stringFlag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+/** A numeric `--name N` option. */
+export function numberFlag(name: string, fallback: number): number {
+  const v = stringFlag(name);
+  return v === undefined ? fallback : Number(v);
+}
+
 export function table(rows: Record<string, string | number>[]): string {
   const cols = Object.keys(rows[0]!);
   const cell = (v: string | number) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v);

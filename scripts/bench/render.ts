@@ -13,7 +13,7 @@
  * (and the fastest of each): on a shared machine a slow spell then lands on one pair rather than on
  * one side of the comparison. --only keeps the cases whose name contains the text.
  *
- * Sources are built from /work/shared/media (a 1920x1080 two-person composition looped to 60 s, and
+ * Sources are built from ../shared/media (a 1920x1080 two-person composition looped to 60 s, and
  * an audio-only track from it), so the bench needs nothing else.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -27,35 +27,21 @@ import { FORMATS, framingFilter, type ClipFormat, type CropPath } from "../../sr
 import { planSpeakerCrop } from "../../src/pipeline/crop.ts";
 import { median } from "../../src/pipeline/vector-math.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
-import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
+import { talkingHeadsPair } from "../../test/helpers/compositions.ts";
 import { benchJob, printJobBench } from "./job.ts";
+import { numberFlag, stringFlag } from "./load.ts";
 import { setLogLevel } from "../../src/log.ts";
 
-const MEDIA = SHARED_MEDIA;
-const args = process.argv.slice(2);
-const opt = (name: string, d: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : d;
-};
-const SECONDS = opt("seconds", 45);
-const RUNS = opt("runs", 3);
+const SECONDS = numberFlag("seconds", 45);
+const RUNS = numberFlag("runs", 3);
 /** Only the cases whose name contains this text. */
-const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1]! : "";
+const ONLY = stringFlag("only") ?? "";
 const START = 5;
-const JOB_MINUTES = opt("job-minutes", 10);
+const JOB_MINUTES = numberFlag("job-minutes", 10);
 if (!process.env.CLIPYARD_LOG_LEVEL) setLogLevel("warn");
 
 async function buildSource(dir: string): Promise<{ video: MediaInfo; audio: MediaInfo; words: Word[] }> {
-  const pair = join(dir, "pair.mp4");
-  await ffmpeg([
-    "-y", "-i", join(MEDIA, "talking_head_a.mp4"), "-i", join(MEDIA, "talking_head_b.mp4"),
-    "-filter_complex",
-    "[0:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=5[l];" +
-      "[1:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=start_mode=clone:start_duration=5[r];" +
-      "color=c=0x202830:s=1920x1080:r=25:d=10[bg];[bg][l]overlay=160:220[bl];[bl][r]overlay=1120:220[v];" +
-      "[0:a]atrim=0:5,asetpts=PTS-STARTPTS,aresample=48000[a0];[1:a]atrim=0:5,asetpts=PTS-STARTPTS,aresample=48000[a1];[a0][a1]concat=n=2:v=0:a=1[a]",
-    "-map", "[v]", "-map", "[a]", "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-c:a", "aac", "-b:a", "192k", pair,
-  ]);
+  const pair = await talkingHeadsPair(join(dir, "pair.mp4"), { crf: 18 });
   const long = join(dir, "source.mp4");
   await ffmpeg(["-y", "-stream_loop", "5", "-i", pair, "-c", "copy", "-t", "60", long]);
   const wav = join(dir, "source.wav");

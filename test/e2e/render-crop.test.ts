@@ -17,6 +17,7 @@ import { cropWindowAt } from "../../src/pipeline/crop-path.ts";
 import { renderClip } from "../../src/pipeline/render.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { talkingHeadsPair } from "../helpers/compositions.ts";
 
 const MEDIA = SHARED_MEDIA;
 const work = mkdtempSync(join(tmpdir(), "clipyard-crop-test-"));
@@ -30,19 +31,7 @@ const words: Word[] = [
 ];
 
 beforeAll(async () => {
-  const out = join(work, "side-by-side.mp4");
-  await ffmpeg([
-    "-y", "-i", join(MEDIA, "talking_head_a.mp4"), "-i", join(MEDIA, "talking_head_b.mp4"),
-    "-filter_complex",
-    // Two 640x640 shots on a 1920x1080 canvas, like a remote-interview layout.
-    "[0:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=5[l];" +
-      "[1:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=start_mode=clone:start_duration=5[r];" +
-      "color=c=0x202830:s=1920x1080:r=25:d=10[bg];[bg][l]overlay=160:220[bl];[bl][r]overlay=1120:220[v];" +
-      "[0:a]atrim=0:5,asetpts=PTS-STARTPTS,aresample=48000[a0];[1:a]atrim=0:5,asetpts=PTS-STARTPTS,aresample=48000[a1];" +
-      "[a0][a1]concat=n=2:v=0:a=1[a]",
-    "-map", "[v]", "-map", "[a]", "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-c:a", "aac", out,
-  ]);
-  source = await probeMedia(out);
+  source = await probeMedia(await talkingHeadsPair(join(work, "side-by-side.mp4")));
 }, 60_000);
 
 describe("speaker-following crop", () => {

@@ -1,0 +1,39 @@
+/**
+ * Two-person compositions of the shared talking heads, for the speaker-following crop's tests and
+ * benches: talking_head_a on the left speaks for `turn` seconds while talking_head_b on the right
+ * is a still frame, then the other way round, on a 1920x1080 canvas like a remote-interview layout.
+ */
+import { join } from "node:path";
+import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { SHARED_MEDIA } from "./paths.ts";
+
+export interface PairOptions {
+  /** Seconds each person talks (default 5); the composition is two turns long. */
+  turn?: number;
+  /** Pan both shots (up to 60 px either way, about 90 px/s), so faces move between samples. */
+  pan?: boolean;
+  crf?: number;
+}
+
+/** The shots' left edges on the canvas; each shot is 640x640 at y=220 with the face near its middle. */
+export const PAIR_SHOTS = { left: 160, right: 1120, size: 640 } as const;
+
+/** Horizontal pan of both shots at time t (seconds into the composition), in canvas pixels. */
+export const pairPan = (t: number) => -60 * Math.sin(1.5 * t);
+
+export async function talkingHeadsPair(out: string, o: PairOptions = {}): Promise<string> {
+  const turn = o.turn ?? 5;
+  const pan = o.pan ? ",pad=760:760:60:60,crop=640:640:60+60*sin(1.5*t):60+40*sin(1.1*t)" : "";
+  const shot = (i: number, pad: "start" | "stop") =>
+    `[${i}:v]trim=0:${turn},setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=${pad}_mode=clone:${pad}_duration=${turn}${pan}`;
+  await ffmpeg([
+    "-y", "-i", join(SHARED_MEDIA, "talking_head_a.mp4"), "-i", join(SHARED_MEDIA, "talking_head_b.mp4"),
+    "-filter_complex",
+    `${shot(0, "stop")}[l];${shot(1, "start")}[r];` +
+      `color=c=0x202830:s=1920x1080:r=25:d=${2 * turn}[bg];[bg][l]overlay=${PAIR_SHOTS.left}:220[bl];[bl][r]overlay=${PAIR_SHOTS.right}:220[v];` +
+      `[0:a]atrim=0:${turn},asetpts=PTS-STARTPTS,aresample=48000[a0];[1:a]atrim=0:${turn},asetpts=PTS-STARTPTS,aresample=48000[a1];[a0][a1]concat=n=2:v=0:a=1[a]`,
+    "-map", "[v]", "-map", "[a]", "-t", String(2 * turn), "-c:v", "libx264", "-preset", "veryfast", "-crf", String(o.crf ?? 20),
+    "-c:a", "aac", "-b:a", "192k", out,
+  ]);
+  return out;
+}
