@@ -26,6 +26,13 @@ export interface AudiogramCard {
   visualFps?: number;
 }
 
+/**
+ * Spectrum gain over delivery loudness. At it, speech's bars cover 12-20% of their box at the
+ * median frame and 23-29% at the 90th percentile (jfk, the talking heads, the phone call and the
+ * meeting recording), and the lowest bins reach the top on loud syllables.
+ */
+export const SPECTRUM_LIFT_DB = 10;
+
 /** drawtext text inside a single-quoted filter option: no quotes or backslashes survive unescaped. */
 export function drawtextSafe(text: string): string {
   return text.replace(/\\/g, "").replace(/'/g, "\u2019").replace(/[\r\n]+/g, " ").replace(/:/g, "\\:");
@@ -39,6 +46,11 @@ export interface AudiogramFilterOptions {
   fps: number;
   /** Clip length in seconds. */
   duration: number;
+  /**
+   * Gain (dB) that brings the clip's audio to the delivery loudness: the spectrum is drawn from the
+   * audio as it will be heard, so every clip's bars move alike whatever the recording's level.
+   */
+  levelDb: number;
   assPath: string;
   /** The ASS script's event spans (assEventSpans): captions are drawn only on frames where they change. */
   captionSpans: Array<[number, number]>;
@@ -136,11 +148,13 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   // Spectrum row: a mirrored speech-band spectrum (0-4 kHz) that pulses with the voice and, being
   // flat bars, costs far fewer bits than a raw waveform. Its 33 bins make bars about 28 px wide, so
   // it is drawn a quarter as wide and widened by repeating pixels: the same bars, at a quarter of
-  // the cost of converting its RGBA to YUV.
+  // the cost of converting its RGBA to YUV. Its input is brought to the delivery loudness first
+  // (with a fixed gain, a quiet phone call barely moved the bars and a loud speech filled their low
+  // bins), then lifted by SPECTRUM_LIFT_DB.
   const drawW = Math.max(2, Math.round(waveW / 4));
   const spectrum = [
     `color=c=${bg}:s=${drawW}x${waveH}:r=${o.fps}[wbg]`,
-    `[0:a:0]aformat=channel_layouts=mono,highpass=f=150,aresample=8000,volume=12,` +
+    `[0:a:0]aformat=channel_layouts=mono,highpass=f=150,aresample=8000,volume=${(o.levelDb + SPECTRUM_LIFT_DB).toFixed(2)}dB,` +
       `showfreqs=s=${drawW}x${waveH / 2}:mode=bar:ascale=sqrt:fscale=lin:win_size=64:averaging=2:rate=${o.card?.visualFps ?? o.fps}:colors=${accent},` +
       `split[wu][wd];[wd]vflip[wdf];[wu][wdf]vstack[wave]`,
     `[wbg][wave]overlay=shortest=1:format=rgb,scale=${waveW}:${waveH}:flags=neighbor,format=yuv420p,pad=${W}:${waveH}:${waveX}:0:color=${bg}[row]`,

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
-import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
+import { CLIP_LOUDNESS, meterEbur128, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { assEventSpans, buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
 import { planSpeakerCrop } from "./crop.ts";
@@ -118,7 +118,13 @@ export async function renderClipFormats(
       encoded[i] = Math.min(1, Math.max(encoded[i]!, seconds / duration));
       events.onProgress?.(encoded.reduce((a, b) => a + b, 0) / outputs.length);
     };
-    const audio = normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS).finally(() => lap("audioMs"));
+    // An audiogram draws its spectrum from the audio as delivered: its gain needs the window's
+    // loudness before the video can start (about 0.1 s for 45 s), and the loudness plan starts
+    // from the same figure.
+    const measured = req.source.hasVideo ? undefined : meterEbur128(req.source.path, { window, truePeak: false }).then((m) => m.integrated);
+    const audio = Promise.resolve(measured)
+      .then((m) => normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS, measured: m }))
+      .finally(() => lap("audioMs"));
     const videos = outputs.map(async ({ format }, i) => {
       const frame = FORMATS[format];
       const assPath = join(work, `captions-${i}.ass`);
@@ -127,9 +133,15 @@ export async function renderClipFormats(
       await writeFile(assPath, ass);
       const crop = await resolveCrop({ ...req, format });
       if (crop) lap(`${format}FramingMs`);
+      // A silent window has no loudness: the audio chain fails with that message; the spectrum must
+      // not fail first with an infinite gain.
+      const loudness = await measured;
       const graph = req.source.hasVideo
         ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
-        : audiogramFilter({ frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, duration, assPath, captionSpans: assEventSpans(ass), fontsDir, boldFont, suffix: enc.filterSuffix });
+        : audiogramFilter({
+            frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, duration, levelDb: Number.isFinite(loudness) ? CLIP_LOUDNESS.i - loudness! : 0,
+            assPath, captionSpans: assEventSpans(ass), fontsDir, boldFont, suffix: enc.filterSuffix,
+          });
       await ffmpeg([
         "-y", ...enc.inputArgs,
         "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,

@@ -149,7 +149,7 @@ export async function renderTrailer(req: TrailerRequest): Promise<{ path: string
       "-c:a", "pcm_s16le", "-ar", "48000", "-f", "mov", joined,
     ]);
     // Crossfades change the programme loudness a little; one more normalisation on audio only.
-    const audio = await normalizeAudio(joined, {}, join(work, "audio.m4a"), { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, CLIP_LOUDNESS);
+    const audio = await normalizeAudio(joined, {}, join(work, "audio.m4a"), { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS });
     await ffmpeg([
       "-y", "-i", joined, "-i", audio.path, "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy",
       "-movflags", "+faststart", req.outPath,

@@ -54,7 +54,7 @@ describe("audiogram rows drawn only where they change", () => {
           { start: 2.5, end: 3.377, name: "John F. Kennedy" },
         ],
       };
-      const options = { frame, fps, duration: seconds, assPath, captionSpans: spans, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p", card };
+      const options = { frame, fps, duration: seconds, levelDb: 0, assPath, captionSpans: spans, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p", card };
       const [held, every] = await Promise.all([
         frameHashes(audiogramFilter(options), seconds),
         frameHashes(audiogramFilter({ ...options, everyFrame: true }), seconds),
@@ -77,7 +77,7 @@ describe("audiogram rows drawn only where they change", () => {
     const assPath = join(work, "band.ass");
     writeFileSync(assPath, ass);
     const boldFont = fontFile("DejaVuSans-Bold.ttf");
-    const graph = audiogramFilter({ frame, fps, duration: seconds, assPath, captionSpans: assEventSpans(ass), fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p" });
+    const graph = audiogramFilter({ frame, fps, duration: seconds, assPath, captionSpans: assEventSpans(ass), levelDb: 0, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p" });
     const bandY = Number(graph.match(/crop=\d+:\d+:0:(\d+),fps=/)![1]);
     const reference = `color=c=0x1b2a41:s=${frame.width}x${frame.height}:r=${fps}:d=${seconds},format=yuv420p,${assFilter(assPath, dirname(boldFont))}[vout]`;
     const [held, every] = await Promise.all([frameHashes(graph, seconds, bandY), frameHashes(reference, seconds, bandY)]);

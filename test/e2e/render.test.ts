@@ -152,6 +152,39 @@ describe("renderClip on an audio-only source", () => {
   }, 60_000);
 });
 
+describe("audiogram spectrum", () => {
+  /** Accent-coloured pixels in the 16:9 spectrum row (y 486-594), summed over frames 1-7 s. */
+  async function spectrumPixels(path: string): Promise<number> {
+    let n = 0;
+    for (let t = 1; t < 8; t += 0.5) {
+      const rgb = await frameAt(path, t, 1920, 1080);
+      for (let y = 486; y < 594; y++) for (let x = 0; x < 1920; x++) {
+        const i = (y * 1920 + x) * 3;
+        if (Math.abs(rgb[i]! - 0x7f) < 30 && Math.abs(rgb[i + 1]! - 0xdb) < 30 && Math.abs(rgb[i + 2]! - 0xca) < 30) n++;
+      }
+    }
+    return n;
+  }
+
+  test("moves as much for a quiet recording as for a loud one", async () => {
+    // The same speech 20 dB quieter: with a fixed gain before the spectrum (before it followed the
+    // delivered loudness) its bars were about a third as tall.
+    const quiet = join(work, "jfk-quiet.wav");
+    await ffmpeg(["-y", "-i", join(MEDIA, "jfk.wav"), "-af", "volume=-20dB", quiet]);
+    const [loudSource, quietSource] = await Promise.all([probeMedia(join(MEDIA, "jfk.wav")), probeMedia(quiet)]);
+    const words = evenWords("and so my fellow Americans", 0.3, 8);
+    const render = (source: typeof loudSource, name: string) =>
+      renderClip({ source, words, start: 0, end: 8, format: "x", style: "minimal", outPath: join(work, name) });
+    const loud = await spectrumPixels(await render(loudSource, "spectrum-loud.mp4"));
+    const soft = await spectrumPixels(await render(quietSource, "spectrum-quiet.mp4"));
+    console.log(`spectrum pixels: loud ${loud}, 20 dB quieter ${soft}`);
+    // 14 frames of a 1612x108 spectrum box: the bars fill at least 5% of it on average.
+    expect(loud).toBeGreaterThan(0.05 * 14 * 1612 * 108);
+    expect(soft / loud).toBeGreaterThan(0.8);
+    expect(soft / loud).toBeLessThan(1.25);
+  }, 120_000);
+});
+
 describe("normalizeAudio", () => {
   test("delivers the window in spec as AAC and leaves only that file behind", async () => {
     const dir = join(work, "loudness");
