@@ -34,6 +34,17 @@ function windowArgs(w: Window): string[] {
 const dbToAmplitude = (db: number) => 10 ** (db / 20);
 
 /**
+ * EBU R128's absolute gate: blocks quieter than this are not counted, and ffmpeg's meter reports a
+ * window with nothing above it (digital silence included) as exactly this figure, not -inf.
+ */
+export const ABSOLUTE_GATE_LUFS = -70;
+
+/** A window with no loudness to normalise: silent, or nothing but a noise floor under the gate. */
+export function isSilent(integratedLufs: number): boolean {
+  return !Number.isFinite(integratedLufs) || integratedLufs <= ABSOLUTE_GATE_LUFS;
+}
+
+/**
  * Band-limiting applied once per window, before any level pass: rumble and the top octave carry no
  * speech but do carry peaks (and AAC overshoot).
  */
@@ -68,7 +79,7 @@ export interface LoudnessPlan {
 }
 
 /**
- * Plans normalisation of a band-limited window (bandWindow), whose loudness is `measured`. Speech
+ * Plans normalisation of a band-limited window (the file `input`), whose loudness is `measured`. Speech
  * is peaky (a 15 dB peak-to-loudness ratio is common), so reaching -14 LUFS needs limiting, and
  * limiting lowers loudness by an amount that depends on the material: each pass runs the gain +
  * limiter chain straight into the meter (one ffmpeg, no file) and corrects the gain by a secant
@@ -76,7 +87,7 @@ export interface LoudnessPlan {
  * true-peak limit: headroom for AAC overshoot.
  */
 export async function planLoudness(input: string, measured: number, target: LoudnessTarget = CLIP_LOUDNESS, ceilingDb = target.tp - 1): Promise<LoudnessPlan> {
-  if (!Number.isFinite(measured)) throw new Error(`no measurable loudness in ${input} (silent window?)`);
+  if (isSilent(measured)) throw new Error(`no measurable loudness in ${input} (silent window?)`);
   let gain = target.i - measured;
   let prev: { gain: number; i: number } | undefined;
   let last: LoudnessPlan | undefined;

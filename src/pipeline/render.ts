@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
-import { CLIP_LOUDNESS, meterEbur128, normalizeAudio } from "../media/ffmpeg-loudness.ts";
+import { CLIP_LOUDNESS, isSilent, meterEbur128, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { assEventSpans, buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
 import { planSpeakerCrop } from "./crop.ts";
@@ -119,7 +119,7 @@ export async function renderClipFormats(
       events.onProgress?.(encoded.reduce((a, b) => a + b, 0) / outputs.length);
     };
     // An audiogram draws its spectrum from the audio as delivered: its gain needs the window's
-    // loudness before the video can start (about 0.1 s for 45 s), and the loudness plan starts
+    // loudness before the video can start (about 0.13 s for 45 s), and the loudness plan starts
     // from the same figure.
     const measured = req.source.hasVideo ? undefined : meterEbur128(req.source.path, { window, truePeak: false }).then((m) => m.integrated);
     const audio = Promise.resolve(measured)
@@ -133,13 +133,13 @@ export async function renderClipFormats(
       await writeFile(assPath, ass);
       const crop = await resolveCrop({ ...req, format });
       if (crop) lap(`${format}FramingMs`);
-      // A silent window has no loudness: the audio chain fails with that message; the spectrum must
-      // not fail first with an infinite gain.
+      // A silent window has no loudness: the audio chain fails saying so; the spectrum must not get
+      // a gain of 80 dB (or an infinite one) meanwhile.
       const loudness = await measured;
       const graph = req.source.hasVideo
         ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
         : audiogramFilter({
-            frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, duration, levelDb: Number.isFinite(loudness) ? CLIP_LOUDNESS.i - loudness! : 0,
+            frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, duration, levelDb: isSilent(loudness!) ? 0 : CLIP_LOUDNESS.i - loudness!,
             assPath, captionSpans: assEventSpans(ass), fontsDir, boldFont, suffix: enc.filterSuffix,
           });
       await ffmpeg([

@@ -4,7 +4,7 @@
  * decoded frames (captions are actually burned in where the words are spoken).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { detectEngine } from "../../src/media/ffmpeg-engine.ts";
@@ -149,6 +149,18 @@ describe("renderClip on an audio-only source", () => {
     expect(accent(806, 806 + 134)).toBeGreaterThan(500);
     // Above the speaker's name (also accent-coloured), only the thin rule under the title is.
     expect(accent(0, 480)).toBeLessThan(1080 * 8);
+  }, 60_000);
+});
+
+describe("renderClip on a silent window", () => {
+  test("fails with the loudness error and writes nothing", async () => {
+    const silent = join(work, "silent.wav");
+    await ffmpeg(["-y", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono", "-t", "4", silent]);
+    const out = join(work, "silent-audiogram.mp4");
+    const render = renderClip({ source: await probeMedia(silent), words: [], start: 0, end: 4, format: "x", outPath: out });
+    expect(render).rejects.toThrow(/no measurable loudness/);
+    await render.catch(() => {});
+    expect(existsSync(out)).toBe(false);
   }, 60_000);
 });
 
