@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 // Imported as text so `bun build --compile` carries the pins: a binary user has no checkout to read them from.
 import pinnedRequirements from "../../scripts/setup/asr-requirements.txt" with { type: "text" };
 import { capture } from "../capture.ts";
@@ -93,6 +93,41 @@ function clearForRebuild(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** Whether a process with this pid exists (EPERM: it does, under another user). */
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * One install per runtime folder at a time: two would delete and rebuild the same venv under each
+ * other. The lock is a file beside the folder holding the installer's pid; one left by an install
+ * that was killed (its pid gone) is taken over. Returns the release function.
+ */
+export function lockRuntime(dir: string): () => void {
+  const lock = `${dir}.lock`;
+  mkdirSync(dirname(lock), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
+      return () => rmSync(lock, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const pid = Number(readFileSync(lock, "utf8").trim());
+      if (pidAlive(pid)) {
+        throw new SpeechRuntimeInstallError(`another \`clipyard runtime install\` (pid ${pid}) is installing into ${dir}; wait for it to finish`);
+      }
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new SpeechRuntimeInstallError(`could not take the install lock ${lock}`);
+}
+
 /**
  * Creates the speech runtime in opts.dir: a venv with exactly the pinned requirements, verified by
  * importing what the worker needs, then stamped with the requirements digest. A runtime whose stamp
@@ -103,11 +138,23 @@ export async function installSpeechRuntime(opts: InstallOptions): Promise<Instal
   const seconds = () => (performance.now() - t0) / 1000;
   const say = opts.onProgress ?? (() => {});
   const { dir } = opts;
-  if (!opts.force && isUpToDate(dir)) {
+  const current = (): InstallResult | undefined => {
+    if (opts.force || !isUpToDate(dir)) return undefined;
     say(`speech runtime up to date (${dir})`);
     return { dir, changed: false, seconds: seconds() };
+  };
+  const already = current();
+  if (already) return already;
+  const unlock = lockRuntime(dir);
+  try {
+    // Checked again under the lock: an install that held it may have finished since.
+    return current() ?? (await install(dir, opts, say, seconds));
+  } finally {
+    unlock();
   }
+}
 
+async function install(dir: string, opts: InstallOptions, say: (line: string) => void, seconds: () => number): Promise<InstallResult> {
   const python = basePython(opts.python);
   const version = await checkVenvSupport(python);
   clearForRebuild(dir);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
 import { configuredSpeechPython, SpeechRuntimeMissingError, speechPython, speechRuntimeDir } from "../../src/models/speech-runtime.ts";
-import { installSpeechRuntime, isUpToDate, REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/models/speech-runtime-install.ts";
+import { installSpeechRuntime, isUpToDate, lockRuntime, REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/models/speech-runtime-install.ts";
 import { speechRuntimeStatus } from "../../src/models/speech-runtime-status.ts";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "clipyard-runtime-test-"));
@@ -89,6 +89,35 @@ describe("install: the stamp decides", () => {
     const dir = join(tmp(), "speech-venv");
     await expect(installSpeechRuntime({ dir, python })).rejects.toThrow("apt-get install python3-venv");
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe("install: one at a time per folder", () => {
+  test("a live install's lock refuses a second one, which touches nothing", async () => {
+    const dir = fakeRuntime(null);
+    // This test process stands in for the installer that holds the lock.
+    writeFileSync(`${dir}.lock`, `${process.pid}\n`);
+    await expect(installSpeechRuntime({ dir, python: "/nonexistent/python3" })).rejects.toThrow(`another \`clipyard runtime install\` (pid ${process.pid}) is installing into ${dir}`);
+    expect(existsSync(join(dir, "bin", "python"))).toBe(true);
+    expect(readFileSync(`${dir}.lock`, "utf8")).toBe(`${process.pid}\n`);
+  });
+
+  test("a killed install's lock is taken over and released after", async () => {
+    const dir = fakeRuntime(null);
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    writeFileSync(`${dir}.lock`, `${gone.pid}\n`);
+    // Past the lock: the bad Python is what stops it now.
+    await expect(installSpeechRuntime({ dir, python: "/nonexistent/python3" })).rejects.toThrow("python not found");
+    expect(existsSync(`${dir}.lock`)).toBe(false);
+  });
+
+  test("the lock is released when the install fails", async () => {
+    const dir = join(tmp(), "fresh", "speech-venv");
+    await expect(installSpeechRuntime({ dir, python: "/nonexistent/python3" })).rejects.toThrow("python not found");
+    const release = lockRuntime(dir);
+    release();
+    expect(existsSync(`${dir}.lock`)).toBe(false);
   });
 });
 
