@@ -33,6 +33,9 @@ function windowArgs(w: Window): string[] {
 
 const dbToAmplitude = (db: number) => 10 ** (db / 20);
 
+/** Output arguments of the band-limited window's intermediate file: float WAV, no requantising. */
+const FLOAT_WAV = ["-c:a", "pcm_f32le", "-f", "wav"];
+
 /**
  * EBU R128's absolute gate: blocks quieter than this are not counted, and ffmpeg's meter reports a
  * window with nothing above it (digital silence included) as exactly this figure, not -inf.
@@ -153,7 +156,7 @@ export async function normalizeAudio(input: string, window: Window, out: string,
     if (measured === undefined) {
       measured = (await meterEbur128(input, { window, preFilter: bandChain, truePeak: false, output: band })).integrated;
     } else {
-      await ffmpeg(["-y", ...windowArgs(window), "-i", input, "-vn", "-sn", "-af", bandChain, "-c:a", "pcm_f32le", "-f", "wav", band]);
+      await ffmpeg(["-y", ...windowArgs(window), "-i", input, "-vn", "-sn", "-af", bandChain, ...FLOAT_WAV, band]);
     }
     let plan: LoudnessPlan | undefined = await planLoudness(band, measured, target);
     let got: Ebur128Summary | undefined;
@@ -187,7 +190,7 @@ export interface Ebur128Summary {
 export async function meterEbur128(input: string, o: { window?: Window; preFilter?: string; truePeak?: boolean; output?: string } = {}): Promise<Ebur128Summary> {
   const meter = `ebur128=framelog=verbose${o.truePeak === false ? "" : ":peak=true"}`;
   const af = [o.preFilter, meter].filter(Boolean).join(",");
-  const sink = o.output ? ["-c:a", "pcm_f32le", "-f", "wav", o.output] : ["-f", "null", "-"];
+  const sink = o.output ? [...FLOAT_WAV, o.output] : ["-f", "null", "-"];
   const { stderr } = await ffmpeg([...(o.output ? ["-y"] : []), ...windowArgs(o.window ?? {}), "-i", input, "-vn", "-sn", "-af", af, ...sink]);
   const summary = stderr.slice(stderr.lastIndexOf("Summary:"));
   const pick = (re: RegExp) => {

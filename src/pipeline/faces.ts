@@ -3,6 +3,7 @@
  * tracks to diarized speakers: the speaker's face is the one whose mouth moves while that speaker
  * talks and rests while others talk.
  */
+import type { FaceRegion } from "../models/face-detector.ts";
 
 /** One face in one sampled frame, in normalised frame coordinates (0..1). */
 export interface FaceObs {
@@ -76,14 +77,8 @@ export function mouthActivity(track: FaceTrack, from: number, to: number): numbe
 /** Two regions this close (share of their side) hold the same face: the surer one is kept. */
 const SAME_FACE = 0.25;
 
-export interface Region {
-  cx: number;
-  cy: number;
-  side: number;
-}
-
 /** Two regions hold the same face: their centres are close for their size. */
-export function sameFace(a: Region, b: Region): boolean {
+export function sameFace(a: FaceRegion, b: FaceRegion): boolean {
   return Math.hypot(a.cx - b.cx, a.cy - b.cy) < SAME_FACE * Math.min(a.side, b.side);
 }
 
@@ -95,7 +90,7 @@ export function sameFace(a: Region, b: Region): boolean {
  * move at all. Only when the face has grown or shrunk (sides more than 25% apart) does the
  * detector's region replace the carried one.
  */
-export function regionsToRead<R extends Region>(detected: R[], carried: R[]): R[] {
+export function regionsToRead<R extends FaceRegion>(detected: R[], carried: R[]): R[] {
   const resized = (c: R, d: R) => Math.abs(Math.log(c.side / d.side)) > Math.log(1.25);
   const kept = carried.map((c) => {
     const d = detected.find((x) => sameFace(c, x));
@@ -105,7 +100,7 @@ export function regionsToRead<R extends Region>(detected: R[], carried: R[]): R[
 }
 
 /** The faces that are not the same face as a surer one (two followed regions can converge on one face). */
-export function distinctFaces<F extends { score: number; next: Region }>(faces: F[]): F[] {
+export function distinctFaces<F extends { score: number; next: FaceRegion }>(faces: F[]): F[] {
   const kept: F[] = [];
   for (const f of [...faces].sort((a, b) => b.score - a.score)) {
     if (!kept.some((k) => sameFace(k.next, f.next))) kept.push(f);
