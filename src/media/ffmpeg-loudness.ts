@@ -133,31 +133,21 @@ export interface NormalizedAudio {
 export interface NormalizeOptions {
   target?: LoudnessTarget;
   preFilter?: string;
-  /**
-   * The window's integrated loudness (LUFS), when the caller has metered it already: the plan
-   * starts from it and the band-limiting pass then writes its WAV without metering again.
-   */
-  measured?: number;
 }
 
 /**
  * Normalises one window to the target and writes it as AAC 48 kHz, checked as encoded. The window
- * is decoded and band-limited once, into a float WAV beside `out` (metered on the way unless the
- * caller gave `measured`: the plan's starting point); the plan's level passes, the encode and any
- * correction read that file rather than decoding and filtering the source again each time. Plan on
- * PCM, encode, meter the AAC, correct and re-encode while out of spec (rarely more than once).
+ * is decoded and band-limited once, into a float WAV beside `out` (metered on the way: the plan's
+ * starting point); the plan's level passes, the encode and any correction read that file rather
+ * than decoding and filtering the source again each time. Plan on PCM, encode, meter the AAC,
+ * correct and re-encode while out of spec (rarely more than once).
  */
 export async function normalizeAudio(input: string, window: Window, out: string, enc: AudioEncoding, o: NormalizeOptions = {}): Promise<NormalizedAudio> {
   const target = o.target ?? CLIP_LOUDNESS;
   const band = join(dirname(out), `.${basename(out)}.band.wav`);
   const bandChain = [o.preFilter, bandFilter()].filter(Boolean).join(",");
   try {
-    let measured = o.measured;
-    if (measured === undefined) {
-      measured = (await meterEbur128(input, { window, preFilter: bandChain, truePeak: false, output: band })).integrated;
-    } else {
-      await ffmpeg(["-y", ...windowArgs(window), "-i", input, "-vn", "-sn", "-af", bandChain, ...FLOAT_WAV, band]);
-    }
+    const measured = (await meterEbur128(input, { window, preFilter: bandChain, truePeak: false, output: band })).integrated;
     let plan: LoudnessPlan | undefined = await planLoudness(band, measured, target);
     let got: Ebur128Summary | undefined;
     for (let attempt = 0; attempt < 4 && plan; attempt++) {

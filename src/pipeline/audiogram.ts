@@ -1,10 +1,12 @@
 /**
  * Audiogram framing for audio-only sources: a coloured card with the show title, the name of the
- * speaker talking right now, a live waveform of the clip's audio and the burned-in captions.
+ * speaker talking right now, the clip's waveform lit as it plays and the burned-in captions.
  * Pure filter-graph construction; render.ts runs it.
  */
 import { captionChangeFrames, captionMargins, changeFrames, type CaptionFrame } from "./captions.ts";
 import { assFilter } from "./render-graph.ts";
+import { BAR_PITCH, barCount, barRect, barSpan, mixColour, waveformHeights } from "./waveform.ts";
+import type { Pcm } from "../media/wav.ts";
 
 export interface SpeakerSpan {
   start: number;
@@ -19,19 +21,15 @@ export interface AudiogramCard {
   /** Background and waveform colours as 0xRRGGBB. */
   background?: string;
   accent?: string;
-  /**
-   * Frame rate of the spectrum animation (default: the output rate). A lower rate repeats frames,
-   * which the encoder stores almost for free: the sandbox fixtures use it to stay small.
-   */
-  visualFps?: number;
 }
 
-/**
- * Spectrum gain over delivery loudness. At it, speech's bars cover 12-20% of their box at the
- * median frame and 23-29% at the 90th percentile (jfk, the talking heads, the phone call and the
- * meeting recording), and the lowest bins reach the top on loud syllables.
- */
-export const SPECTRUM_LIFT_DB = 10;
+/** The colour whose channels are the complement of `c`'s: never mistaken for it by a colour key. */
+function invertColour(c: string): string {
+  return `0x${(0xffffff ^ Number.parseInt(c.replace(/^0x|^#/, ""), 16)).toString(16).padStart(6, "0")}`;
+}
+
+/** Bars not yet played are the accent colour this far towards the background. */
+const UNLIT_FADE = 0.6;
 
 /** drawtext text inside a single-quoted filter option: no quotes or backslashes survive unescaped. */
 export function drawtextSafe(text: string): string {
@@ -46,11 +44,8 @@ export interface AudiogramFilterOptions {
   fps: number;
   /** Clip length in seconds. */
   duration: number;
-  /**
-   * Gain (dB) that brings the clip's audio to the delivery loudness: the spectrum is drawn from the
-   * audio as it will be heard, so every clip's bars move alike whatever the recording's level.
-   */
-  levelDb: number;
+  /** The clip's audio (any rate, mono): the waveform's bars are its loudness envelope. */
+  audio: Pcm;
   assPath: string;
   /** The ASS script's event spans (assEventSpans): captions are drawn only on frames where they change. */
   captionSpans: Array<[number, number]>;
@@ -86,14 +81,15 @@ export function selectFrames(frames: number[]): string | undefined {
 }
 
 /**
- * Filter graph from [0:a:0] to [vout]; [0:a:0] is read again separately for the audio output.
+ * Filter graph to [vout], with no input: the waveform is drawn from `audio`, decoded beforehand.
  *
  * The frame is three stacked rows, so that only what changes is drawn. The head (title, accent rule)
- * and the speaker's name are drawn on the frames where the name changes and held. The spectrum row is
- * drawn every frame. The caption band, from under the spectrum to the frame's foot, is plain card
- * colour on which libass draws only on the frames where the captions change (about three a second,
- * against 25), held until the next change. Blending outlined, shadowed captions into every frame was
- * the largest cost of an audiogram after the encoder; the pictures are the same pixels either way.
+ * and the speaker's name are drawn on the frames where the name changes and held. The waveform row
+ * changes only when another bar lights. The caption band, from under the waveform to the frame's
+ * foot, is plain card colour on which libass draws only on the frames where the captions change
+ * (about three a second, against 25), held until the next change. Blending outlined, shadowed
+ * captions into every frame was the largest cost of an audiogram after the encoder; the pictures are
+ * the same pixels either way.
  */
 export function audiogramFilter(o: AudiogramFilterOptions): string {
   const { width: W, height: H } = o.frame;
@@ -101,7 +97,9 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   const bg = o.card?.background ?? "0x1b2a41";
   const accent = o.card?.accent ?? "0x7fdbca";
   const margins = captionMargins(o.frame);
-  const waveW = Math.round(W * 0.84 / 2) * 2;
+  // The waveform spans 84% of the width, as many whole bars as fit, centred.
+  const barsAcross = barCount(W * 0.84);
+  const waveW = barSpan(barsAcross);
   const waveH = Math.round(H * (vertical ? 0.07 : 0.1) / 2) * 2;
   const waveY = Math.round(H * (vertical ? 0.42 : 0.45) / 2) * 2;
   const bandY = waveY + waveH;
@@ -145,22 +143,26 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   }
   head.push(`fps=${o.fps}`);
 
-  // Spectrum row: a mirrored speech-band spectrum (0-4 kHz) that pulses with the voice and, being
-  // flat bars, costs far fewer bits than a raw waveform. Its 33 bins make bars about 28 px wide, so
-  // it is drawn a quarter as wide and widened by repeating pixels: the same bars, at a quarter of
-  // the cost of converting its RGBA to YUV. Its input is brought to the delivery loudness first
-  // (with a fixed gain, a quiet phone call barely moved the bars and a loud speech filled their low
-  // bins), then lifted by SPECTRUM_LIFT_DB.
-  const drawW = Math.max(2, Math.round(waveW / 4));
-  const spectrum = [
-    `color=c=${bg}:s=${drawW}x${waveH}:r=${o.fps}[wbg]`,
-    `[0:a:0]aformat=channel_layouts=mono,highpass=f=150,aresample=8000,volume=${(o.levelDb + SPECTRUM_LIFT_DB).toFixed(2)}dB,` +
-      `showfreqs=s=${drawW}x${waveH / 2}:mode=bar:ascale=sqrt:fscale=lin:win_size=64:averaging=2:rate=${o.card?.visualFps ?? o.fps}:colors=${accent},` +
-      `split[wu][wd];[wd]vflip[wdf];[wu][wdf]vstack[wave]`,
-    `[wbg][wave]overlay=shortest=1:format=rgb,scale=${waveW}:${waveH}:flags=neighbor,format=yuv420p,pad=${W}:${waveH}:${waveX}:0:color=${bg}[row]`,
+  // Waveform row: the clip's loudness envelope as bars, lit from left to right as the clip plays.
+  // The row is unlit-bar colour under a plain lit-colour sheet that slides in a bar at a time, seen
+  // through a stencil of card colour with the bars cut out (drawn once). Composing it costs little
+  // (two small overlays a frame); what matters is that its pixels change only when a bar lights, a
+  // few times a second, so the encoder has nothing to code between those frames but the captions.
+  const bars = waveformHeights(o.audio, barsAcross).map((h, i) => barRect(i, h, waveH));
+  const barsPerSecond = (bars.length / o.duration).toPrecision(12);
+  const key = invertColour(bg);
+  const oneFrame = `r=${o.fps},trim=end_frame=1`;
+  const row = [
+    `color=c=${bg}:s=${waveW}x${waveH}:${oneFrame},format=rgba,` +
+      bars.map((b) => `drawbox=x=${b.x}:y=${b.y}:w=${b.w}:h=${b.h}:color=${key}:t=fill`).join(",") +
+      `,colorkey=${key}:0.01:0[stencil]`,
+    `color=c=${mixColour(accent, bg, UNLIT_FADE)}:s=${waveW}x${waveH}:r=${o.fps}:d=${o.duration.toFixed(3)},format=yuv420p[unlit]`,
+    `color=c=${accent}:s=${waveW}x${waveH}:${oneFrame},format=yuv420p[lit]`,
+    `[unlit][lit]overlay=x='${BAR_PITCH}*(floor(t*${barsPerSecond})+1)-${waveW}':y=0:eval=frame[progress]`,
+    `[progress][stencil]overlay=format=yuv420,pad=${W}:${waveH}:${waveX}:0:color=${bg}[row]`,
   ];
 
   const band = `${held(H, captionChangeFrames(o.captionSpans, o.fps, frameCount))},${assFilter(o.assPath, o.fontsDir)},crop=${W}:${H - bandY}:0:${bandY},fps=${o.fps}[band]`;
 
-  return `${head.join(",")}[head];${spectrum.join(";")};${band};[head][row][band]vstack=inputs=3:shortest=1,setsar=1${o.suffix}[vout]`;
+  return `${head.join(",")}[head];${row.join(";")};${band};[head][row][band]vstack=inputs=3:shortest=1,setsar=1${o.suffix}[vout]`;
 }

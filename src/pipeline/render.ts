@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
-import { CLIP_LOUDNESS, isSilent, meterEbur128, normalizeAudio } from "../media/ffmpeg-loudness.ts";
+import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
+import { decodeWindow } from "../media/decode-audio.ts";
 import { assEventSpans, buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./render-graph.ts";
 import { planSpeakerCrop } from "./crop.ts";
@@ -25,6 +26,9 @@ export interface RenderQuality extends EncodeQuality {
   audioBitrateKbps: number;
   audioChannels: 1 | 2;
 }
+
+/** The waveform's bars need only the loudness envelope: speech's energy is under 4 kHz. */
+const WAVEFORM_SAMPLE_RATE = 8000;
 
 export const DEFAULT_RENDER_QUALITY: RenderQuality = { ...DEFAULT_QUALITY, audioBitrateKbps: 128, audioChannels: 2 };
 
@@ -118,12 +122,10 @@ export async function renderClipFormats(
       encoded[i] = Math.min(1, Math.max(encoded[i]!, seconds / duration));
       events.onProgress?.(encoded.reduce((a, b) => a + b, 0) / outputs.length);
     };
-    // An audiogram draws its spectrum from the audio as delivered: its gain needs the window's
-    // loudness before the video can start (about 0.13 s for 45 s), and the loudness plan starts
-    // from the same figure.
-    const measured = req.source.hasVideo ? undefined : meterEbur128(req.source.path, { window, truePeak: false }).then((m) => m.integrated);
-    const audio = Promise.resolve(measured)
-      .then((m) => normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS, measured: m }))
+    // An audiogram draws its waveform from the window's audio: a low-rate mono decode (tens of ms)
+    // that its video waits for, beside the loudness passes.
+    const waveformAudio = req.source.hasVideo ? undefined : decodeWindow(req.source.path, window, join(work, "waveform.wav"), WAVEFORM_SAMPLE_RATE);
+    const audio = normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS })
       .finally(() => lap("audioMs"));
     const videos = outputs.map(async ({ format }, i) => {
       const frame = FORMATS[format];
@@ -133,13 +135,10 @@ export async function renderClipFormats(
       await writeFile(assPath, ass);
       const crop = await resolveCrop({ ...req, format });
       if (crop) lap(`${format}FramingMs`);
-      // A silent window has no loudness: the audio chain fails saying so; the spectrum must not get
-      // a gain of 80 dB (or an infinite one) meanwhile.
-      const loudness = await measured;
       const graph = req.source.hasVideo
         ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
         : audiogramFilter({
-            frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, duration, levelDb: isSilent(loudness!) ? 0 : CLIP_LOUDNESS.i - loudness!,
+            frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, duration, audio: (await waveformAudio)!,
             assPath, captionSpans: assEventSpans(ass), fontsDir, boldFont, suffix: enc.filterSuffix,
           });
       await ffmpeg([

@@ -13,9 +13,12 @@ import { audiogramFilter, selectFrames } from "../../src/pipeline/audiogram.ts";
 import { assEventSpans, buildAss, captionChangeFrames } from "../../src/pipeline/captions.ts";
 import { assFilter, FORMATS } from "../../src/pipeline/render-graph.ts";
 import type { Word } from "../../src/pipeline/types.ts";
+import { readWav } from "../../src/media/wav.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-audiogram-captions-"));
+/** The waveform's audio: the recording the graphs are checked against. */
+const audio = readWav(join(SHARED_MEDIA, "jfk.wav"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Words at uneven times (0.37 s apart, 0.29 s long) so boundaries land anywhere within frames. */
@@ -54,7 +57,7 @@ describe("audiogram rows drawn only where they change", () => {
           { start: 2.5, end: 3.377, name: "John F. Kennedy" },
         ],
       };
-      const options = { frame, fps, duration: seconds, levelDb: 0, assPath, captionSpans: spans, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p", card };
+      const options = { frame, fps, duration: seconds, audio, assPath, captionSpans: spans, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p", card };
       const [held, every] = await Promise.all([
         frameHashes(audiogramFilter(options), seconds),
         frameHashes(audiogramFilter({ ...options, everyFrame: true }), seconds),
@@ -77,7 +80,7 @@ describe("audiogram rows drawn only where they change", () => {
     const assPath = join(work, "band.ass");
     writeFileSync(assPath, ass);
     const boldFont = fontFile("DejaVuSans-Bold.ttf");
-    const graph = audiogramFilter({ frame, fps, duration: seconds, assPath, captionSpans: assEventSpans(ass), levelDb: 0, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p" });
+    const graph = audiogramFilter({ frame, fps, duration: seconds, assPath, captionSpans: assEventSpans(ass), audio, fontsDir: dirname(boldFont), boldFont, suffix: ",format=yuv420p" });
     const bandY = Number(graph.match(/crop=\d+:\d+:0:(\d+),fps=/)![1]);
     const reference = `color=c=0x1b2a41:s=${frame.width}x${frame.height}:r=${fps}:d=${seconds},format=yuv420p,${assFilter(assPath, dirname(boldFont))}[vout]`;
     const [held, every] = await Promise.all([frameHashes(graph, seconds, bandY), frameHashes(reference, seconds, bandY)]);

@@ -132,8 +132,8 @@ describe("renderClip on an audio-only source", () => {
     const w = words[4]!;
     const rgb = await frameAt(out, (w.start + w.end) / 2, 1080, 1920);
     expect(yellowPixels(rgb, 1080, 0, 1920)).toBeGreaterThan(200);
-    // The card's colour fills the frame to its corners, and the spectrum (accent 0x7fdbca) pulses
-    // in its band at 42% of the height.
+    // The card's colour fills the frame to its corners, and the waveform (accent 0x7fdbca where it
+    // has played) lies in its band at 42% of the height.
     const px = (x: number, y: number) => [...rgb.subarray((y * 1080 + x) * 3, (y * 1080 + x) * 3 + 3)];
     for (const [x, y] of [[2, 2], [1077, 2], [2, 1917], [1077, 1917]] as const) {
       expect(px(x, y).every((c, i) => Math.abs(c - [0x1b, 0x2a, 0x41][i]!) <= 6)).toBe(true);
@@ -164,36 +164,49 @@ describe("renderClip on a silent window", () => {
   }, 60_000);
 });
 
-describe("audiogram spectrum", () => {
-  /** Accent-coloured pixels in the 16:9 spectrum row (y 486-594), summed over frames 1-7 s. */
-  async function spectrumPixels(path: string): Promise<number> {
-    let n = 0;
-    for (let t = 1; t < 8; t += 0.5) {
-      const rgb = await frameAt(path, t, 1920, 1080);
-      for (let y = 486; y < 594; y++) for (let x = 0; x < 1920; x++) {
-        const i = (y * 1920 + x) * 3;
-        if (Math.abs(rgb[i]! - 0x7f) < 30 && Math.abs(rgb[i + 1]! - 0xdb) < 30 && Math.abs(rgb[i + 2]! - 0xca) < 30) n++;
-      }
+describe("audiogram waveform", () => {
+  const near = (rgb: Uint8Array, i: number, c: number[], tolerance: number) =>
+    Math.abs(rgb[i]! - c[0]!) < tolerance && Math.abs(rgb[i + 1]! - c[1]!) < tolerance && Math.abs(rgb[i + 2]! - c[2]!) < tolerance;
+  /** Lit (accent) and unlit (accent faded 60% to the card) bar pixels in the 16:9 waveform row (y 486-594). */
+  async function barPixels(path: string, t: number): Promise<{ lit: number; unlit: number }> {
+    const rgb = await frameAt(path, t, 1920, 1080);
+    let lit = 0;
+    let unlit = 0;
+    for (let y = 486; y < 594; y++) for (let x = 0; x < 1920; x++) {
+      const i = (y * 1920 + x) * 3;
+      if (near(rgb, i, [0x7f, 0xdb, 0xca], 30)) lit++;
+      else if (near(rgb, i, [67, 113, 120], 16)) unlit++;
     }
-    return n;
+    return { lit, unlit };
   }
 
-  test("moves as much for a quiet recording as for a loud one", async () => {
-    // The same speech 20 dB quieter: with a fixed gain before the spectrum (before it followed the
-    // delivered loudness) its bars were about a third as tall.
+  test("lights from left to right as the clip plays, and draws a quiet recording's bars as a loud one's", async () => {
+    // The same speech 20 dB quieter: the bars follow the clip's own loud level, not a fixed gain.
     const quiet = join(work, "jfk-quiet.wav");
     await ffmpeg(["-y", "-i", join(MEDIA, "jfk.wav"), "-af", "volume=-20dB", quiet]);
     const [loudSource, quietSource] = await Promise.all([probeMedia(join(MEDIA, "jfk.wav")), probeMedia(quiet)]);
     const words = evenWords("and so my fellow Americans", 0.3, 8);
     const render = (source: typeof loudSource, name: string) =>
       renderClip({ source, words, start: 0, end: 8, format: "x", style: "minimal", outPath: join(work, name) });
-    const loud = await spectrumPixels(await render(loudSource, "spectrum-loud.mp4"));
-    const soft = await spectrumPixels(await render(quietSource, "spectrum-quiet.mp4"));
-    console.log(`spectrum pixels: loud ${loud}, 20 dB quieter ${soft}`);
-    // 14 frames of a 1612x108 spectrum box: the bars fill at least 5% of it on average.
-    expect(loud).toBeGreaterThan(0.05 * 14 * 1612 * 108);
-    expect(soft / loud).toBeGreaterThan(0.8);
-    expect(soft / loud).toBeLessThan(1.25);
+    const [loudClip, quietClip] = [await render(loudSource, "waveform-loud.mp4"), await render(quietSource, "waveform-quiet.mp4")];
+    const loud: { lit: number; unlit: number }[] = [];
+    for (const t of [0.5, 2.5, 4.5, 6.5, 7.9]) {
+      const [l, q] = await Promise.all([barPixels(loudClip, t), barPixels(quietClip, t)]);
+      console.log(`t=${t}: lit ${l.lit} / unlit ${l.unlit} (20 dB quieter: ${q.lit} / ${q.unlit})`);
+      // The quiet copy's bars are the same bars.
+      expect(Math.abs(q.lit - l.lit)).toBeLessThanOrEqual(0.03 * (l.lit + l.unlit));
+      expect(Math.abs(q.unlit - l.unlit)).toBeLessThanOrEqual(0.03 * (l.lit + l.unlit));
+      loud.push(l);
+    }
+    const total = loud.map((p) => p.lit + p.unlit);
+    // The bars are there (at least 10% of the 1612x108 row) and stay put while they light up.
+    for (const n of total) {
+      expect(n).toBeGreaterThan(0.1 * 1612 * 108);
+      expect(Math.abs(n - total[0]!)).toBeLessThan(0.05 * total[0]!);
+    }
+    for (let i = 1; i < loud.length; i++) expect(loud[i]!.lit).toBeGreaterThan(loud[i - 1]!.lit);
+    expect(loud[0]!.lit / total[0]!).toBeLessThan(0.15);
+    expect(loud.at(-1)!.unlit / total.at(-1)!).toBeLessThan(0.05);
   }, 120_000);
 });
 
