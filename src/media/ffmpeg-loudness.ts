@@ -109,17 +109,28 @@ export async function planLoudness(input: string, measured: number, target: Loud
   return last!;
 }
 
+/** What the next plan aims the PCM at: its loudness and the limiter's ceiling. */
+export interface PlanAim {
+  i: number;
+  ceilingDb: number;
+}
+
 /**
- * After delivery: undefined when the encoded audio is in spec, else a corrected plan (AAC can add
- * true-peak overshoot and shift loudness a little). The caller re-encodes the audio with it.
+ * After delivery: undefined when the encoded audio is in spec, else where to aim the PCM next. The
+ * encoder shifts loudness (a low-bitrate AAC's lowpass takes treble the K-weighting counts) and
+ * overshoots true peak, so the PCM aims at the target less that shift, under a ceiling lowered by
+ * the overshoot. The caller plans again to that aim (planLoudness follows the limiter's real slope)
+ * rather than adding the miss to the gain: with the limiter working, extra gain mostly hits the
+ * ceiling and barely moves the loudness.
  */
-export function correctPlan(plan: LoudnessPlan, delivered: Ebur128Summary, target: LoudnessTarget = CLIP_LOUDNESS): LoudnessPlan | undefined {
+export function reaim(plan: LoudnessPlan, delivered: Ebur128Summary, target: LoudnessTarget = CLIP_LOUDNESS): PlanAim | undefined {
   const iOk = Math.abs(delivered.integrated - target.i) <= target.tolerance;
   const tpOk = delivered.truePeak <= target.tp;
   if (iOk && tpOk) return undefined;
-  const gainDb = plan.gainDb + (iOk ? 0 : target.i - delivered.integrated);
-  const ceilingDb = plan.ceilingDb - (tpOk ? 0 : delivered.truePeak - target.tp + 0.2);
-  return { ...plan, gainDb, ceilingDb, filter: levelFilter(gainDb, ceilingDb), passes: plan.passes + 1 };
+  return {
+    i: target.i - (delivered.integrated - plan.integrated),
+    ceilingDb: plan.ceilingDb - (tpOk ? 0 : delivered.truePeak - target.tp + 0.2),
+  };
 }
 
 export interface NormalizedAudio {
@@ -148,17 +159,19 @@ export async function normalizeAudio(input: string, window: Window, out: string,
   const bandChain = [o.preFilter, bandFilter()].filter(Boolean).join(",");
   try {
     const measured = (await meterEbur128(input, { window, preFilter: bandChain, truePeak: false, output: band })).integrated;
-    let plan: LoudnessPlan | undefined = await planLoudness(band, measured, target);
+    let plan = await planLoudness(band, measured, target);
+    let passes = plan.passes;
     let got: Ebur128Summary | undefined;
-    for (let attempt = 0; attempt < 4 && plan; attempt++) {
+    for (let attempt = 0; attempt < 4; attempt++) {
       await ffmpeg([
         "-y", "-i", band, "-af", plan.filter,
         "-c:a", "aac", "-b:a", `${enc.bitrateKbps}k`, "-ar", "48000", "-ac", String(enc.channels), "-f", "mp4", out,
       ]);
       got = await meterEbur128(out);
-      const next = correctPlan(plan, got, target);
-      if (!next) return { path: out, filter: plan.filter, integrated: got.integrated, truePeak: got.truePeak, passes: plan.passes };
-      plan = next;
+      const aim = reaim(plan, got, target);
+      if (!aim) return { path: out, filter: plan.filter, integrated: got.integrated, truePeak: got.truePeak, passes };
+      plan = await planLoudness(band, measured, { ...target, i: aim.i }, aim.ceilingDb);
+      passes += plan.passes;
     }
     throw new Error(`loudness out of spec after corrections: ${got?.integrated} LUFS, ${got?.truePeak} dBTP`);
   } finally {
