@@ -5,7 +5,7 @@
  */
 import { captionChangeFrames, captionMargins, changeFrames, type CaptionFrame } from "./captions.ts";
 import { assFilter } from "./render-graph.ts";
-import { BAR_PITCH, barCount, barRect, barSpan, mixColour, waveformHeights } from "./waveform.ts";
+import { BAR_PITCH, barCount, barRect, barSpan, invertColour, mixColour, waveformHeights } from "./waveform.ts";
 import type { Pcm } from "../media/wav.ts";
 
 export interface SpeakerSpan {
@@ -21,11 +21,6 @@ export interface AudiogramCard {
   /** Background and waveform colours as 0xRRGGBB. */
   background?: string;
   accent?: string;
-}
-
-/** The colour whose channels are the complement of `c`'s: never mistaken for it by a colour key. */
-function invertColour(c: string): string {
-  return `0x${(0xffffff ^ Number.parseInt(c.replace(/^0x|^#/, ""), 16)).toString(16).padStart(6, "0")}`;
 }
 
 /** Bars not yet played are the accent colour this far towards the background. */

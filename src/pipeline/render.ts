@@ -125,6 +125,8 @@ export async function renderClipFormats(
     // An audiogram draws its waveform from the window's audio: a low-rate mono decode (tens of ms)
     // that its video waits for, beside the loudness passes.
     const waveformAudio = req.source.hasVideo ? undefined : decodeWindow(req.source.path, window, join(work, "waveform.wav"), WAVEFORM_SAMPLE_RATE);
+    // Each format's video awaits it later; a failure before then must not count as unhandled.
+    waveformAudio?.catch(() => {});
     const audio = normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS })
       .finally(() => lap("audioMs"));
     const videos = outputs.map(async ({ format }, i) => {

@@ -41,9 +41,8 @@ export function barSpan(count: number): number {
 /**
  * Heights (WAVEFORM_MIN_HEIGHT..1) of `count` bars spread evenly over the samples: each bar's RMS
  * level in dB, placed on a WAVEFORM_RANGE_DB scale that ends at the clip's loud level, curved by
- * HEIGHT_CURVE. Relative to
- * the clip itself, so the same speech recorded 20 dB quieter draws the same bars; silence draws
- * every bar at the minimum.
+ * HEIGHT_CURVE. Relative to the clip itself, so the same speech recorded 20 dB quieter draws the
+ * same bars; silence draws every bar at the minimum.
  */
 export function waveformHeights(pcm: Pcm, count: number): number[] {
   const { samples } = pcm;
@@ -75,15 +74,23 @@ export function barRect(index: number, heightShare: number, rowHeight: number): 
   return { x: index * BAR_PITCH, y: margin * 2, w: BAR_WIDTH, h: rowHeight - margin * 4 };
 }
 
+const parseColour = (c: string) => Number.parseInt(c.replace(/^0x|^#/, ""), 16);
+const formatColour = (rgb: number) => `0x${rgb.toString(16).padStart(6, "0")}`;
+
 /** 0xRRGGBB of `a` mixed with `b`, `share` of the way to b. */
 export function mixColour(a: string, b: string, share: number): string {
-  const ca = Number.parseInt(a.replace(/^0x|^#/, ""), 16);
-  const cb = Number.parseInt(b.replace(/^0x|^#/, ""), 16);
+  const ca = parseColour(a);
+  const cb = parseColour(b);
   let out = 0;
   for (const shift of [16, 8, 0]) {
     const x = (ca >> shift) & 0xff;
     const y = (cb >> shift) & 0xff;
     out |= Math.round(x + (y - x) * share) << shift;
   }
-  return `0x${out.toString(16).padStart(6, "0")}`;
+  return formatColour(out);
+}
+
+/** The colour whose channels are the complement of `c`'s: never mistaken for it by a colour key. */
+export function invertColour(c: string): string {
+  return formatColour(0xffffff ^ parseColour(c));
 }

@@ -1,7 +1,7 @@
 /** The audiogram waveform's bars: levels, geometry and colours (pure logic, no ffmpeg). */
 import { describe, expect, test } from "bun:test";
 import {
-  BAR_PITCH, BAR_WIDTH, barCount, barRect, barSpan, mixColour, waveformHeights, WAVEFORM_MIN_HEIGHT, WAVEFORM_RANGE_DB,
+  BAR_PITCH, BAR_WIDTH, barCount, barRect, barSpan, invertColour, mixColour, waveformHeights, WAVEFORM_MIN_HEIGHT, WAVEFORM_RANGE_DB,
 } from "../../src/pipeline/waveform.ts";
 import type { Pcm } from "../../src/media/wav.ts";
 
@@ -78,6 +78,11 @@ describe("bar geometry", () => {
     expect(barRect(0, 1, 134).h).toBe(134);
     expect(barRect(0, 0, 134).h).toBe(2);
   });
+});
+
+test("invertColour complements each channel", () => {
+  expect(invertColour("0x1b2a41")).toBe("0xe4d5be");
+  expect(invertColour("#000000")).toBe("0xffffff");
 });
 
 test("mixColour blends channel by channel", () => {
