@@ -139,8 +139,9 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   head.push(`fps=${o.fps}`);
 
   // Waveform row: the clip's loudness envelope as bars, lit from left to right as the clip plays.
-  // The row is unlit-bar colour under a plain lit-colour sheet that slides in a bar at a time, seen
-  // through a stencil of card colour with the bars cut out (drawn once). Composing it costs little
+  // The row is unlit-bar colour under a plain lit-colour sheet that slides in a bar at a time (and a
+  // white one-bar sheet at its edge: the bar playing now), seen through a stencil of card colour
+  // with the bars cut out (drawn once). Composing it costs little
   // (two small overlays a frame); what matters is that its pixels change only when a bar lights, a
   // few times a second, so the encoder has nothing to code between those frames but the captions.
   const bars = waveformHeights(o.audio, barsAcross).map((h, i) => barRect(i, h, waveH));
@@ -153,8 +154,10 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
       `,colorkey=${key}:0.01:0[stencil]`,
     `color=c=${mixColour(accent, bg, UNLIT_FADE)}:s=${waveW}x${waveH}:r=${o.fps}:d=${o.duration.toFixed(3)},format=yuv420p[unlit]`,
     `color=c=${accent}:s=${waveW}x${waveH}:${oneFrame},format=yuv420p[lit]`,
+    `color=c=white:s=${BAR_PITCH}x${waveH}:${oneFrame},format=yuv420p[playhead]`,
     `[unlit][lit]overlay=x='${BAR_PITCH}*(floor(t*${barsPerSecond})+1)-${waveW}':y=0:eval=frame[progress]`,
-    `[progress][stencil]overlay=format=yuv420,pad=${W}:${waveH}:${waveX}:0:color=${bg}[row]`,
+    `[progress][playhead]overlay=x='${BAR_PITCH}*floor(t*${barsPerSecond})':y=0:eval=frame[playing]`,
+    `[playing][stencil]overlay=format=yuv420,pad=${W}:${waveH}:${waveX}:0:color=${bg}[row]`,
   ];
 
   const band = `${held(H, captionChangeFrames(o.captionSpans, o.fps, frameCount))},${assFilter(o.assPath, o.fontsDir)},crop=${W}:${H - bandY}:0:${bandY},fps=${o.fps}[band]`;

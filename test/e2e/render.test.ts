@@ -167,20 +167,26 @@ describe("renderClip on a silent window", () => {
 describe("audiogram waveform", () => {
   const near = (rgb: Uint8Array, i: number, c: number[], tolerance: number) =>
     Math.abs(rgb[i]! - c[0]!) < tolerance && Math.abs(rgb[i + 1]! - c[1]!) < tolerance && Math.abs(rgb[i + 2]! - c[2]!) < tolerance;
-  /** Lit (accent) and unlit (accent faded 60% to the card) bar pixels in the 16:9 waveform row (y 486-594). */
-  async function barPixels(path: string, t: number): Promise<{ lit: number; unlit: number }> {
+  /**
+   * Lit (accent), unlit (accent faded 60% to the card) and playing (white) bar pixels in the 16:9
+   * waveform row (y 486-594), and the mean x of the playing ones.
+   */
+  async function barPixels(path: string, t: number): Promise<{ lit: number; unlit: number; playingX: number }> {
     const rgb = await frameAt(path, t, 1920, 1080);
     let lit = 0;
     let unlit = 0;
+    let playing = 0;
+    let playingX = 0;
     for (let y = 486; y < 594; y++) for (let x = 0; x < 1920; x++) {
       const i = (y * 1920 + x) * 3;
       if (near(rgb, i, [0x7f, 0xdb, 0xca], 30)) lit++;
       else if (near(rgb, i, [67, 113, 120], 16)) unlit++;
+      else if (near(rgb, i, [255, 255, 255], 24)) (playing++, (playingX += x));
     }
-    return { lit, unlit };
+    return { lit, unlit, playingX: playing ? playingX / playing : NaN };
   }
 
-  test("lights from left to right as the clip plays, and draws a quiet recording's bars as a loud one's", async () => {
+  test("lights from left to right as the clip plays, the playing bar in white, and draws a quiet recording's bars as a loud one's", async () => {
     // The same speech 20 dB quieter: the bars follow the clip's own loud level, not a fixed gain.
     const quiet = join(work, "jfk-quiet.wav");
     await ffmpeg(["-y", "-i", join(MEDIA, "jfk.wav"), "-af", "volume=-20dB", quiet]);
@@ -192,7 +198,10 @@ describe("audiogram waveform", () => {
     const loud: { lit: number; unlit: number }[] = [];
     for (const t of [0.5, 2.5, 4.5, 6.5, 7.9]) {
       const [l, q] = await Promise.all([barPixels(loudClip, t), barPixels(quietClip, t)]);
-      console.log(`t=${t}: lit ${l.lit} / unlit ${l.unlit} (20 dB quieter: ${q.lit} / ${q.unlit})`);
+      console.log(`t=${t}: lit ${l.lit} / unlit ${l.unlit}, playing bar at x ${l.playingX.toFixed(1)} (20 dB quieter: ${q.lit} / ${q.unlit})`);
+      // The bar being played is white: 269 bars on a 6 px pitch from x 154 over 8 s, so the playhead
+      // moves 1.3 bars a frame; the decoded frame is the one nearest t.
+      expect(Math.abs(l.playingX - (154 + 1.5 + 6 * ((t * 269) / 8)))).toBeLessThan(10);
       // The quiet copy's bars are the same bars.
       expect(Math.abs(q.lit - l.lit)).toBeLessThanOrEqual(0.03 * (l.lit + l.unlit));
       expect(Math.abs(q.unlit - l.unlit)).toBeLessThanOrEqual(0.03 * (l.lit + l.unlit));
