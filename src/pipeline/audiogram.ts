@@ -141,11 +141,12 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
   // Waveform row: the clip's loudness envelope as bars, lit from left to right as the clip plays.
   // The row is unlit-bar colour under a plain lit-colour sheet that slides in a bar at a time (and a
   // white one-bar sheet at its edge: the bar playing now), seen through a stencil of card colour
-  // with the bars cut out (drawn once). Composing it costs little
-  // (two small overlays a frame); what matters is that its pixels change only when a bar lights, a
-  // few times a second, so the encoder has nothing to code between those frames but the captions.
+  // with the bars cut out (drawn once). Composing it costs little (three small overlays a frame);
+  // what matters is that its pixels change only when a bar lights, a few times a second, so the
+  // encoder has nothing to code between those frames but the captions.
   const bars = waveformHeights(o.audio, barsAcross).map((h, i) => barRect(i, h, waveH));
-  const barsPerSecond = (bars.length / o.duration).toPrecision(12);
+  /** Index of the bar playing at time t; both sheets follow the same expression. */
+  const playing = `floor(t*${(bars.length / o.duration).toPrecision(12)})`;
   const key = invertColour(bg);
   const oneFrame = `r=${o.fps},trim=end_frame=1`;
   const row = [
@@ -155,8 +156,8 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
     `color=c=${mixColour(accent, bg, UNLIT_FADE)}:s=${waveW}x${waveH}:r=${o.fps}:d=${o.duration.toFixed(3)},format=yuv420p[unlit]`,
     `color=c=${accent}:s=${waveW}x${waveH}:${oneFrame},format=yuv420p[lit]`,
     `color=c=white:s=${BAR_PITCH}x${waveH}:${oneFrame},format=yuv420p[playhead]`,
-    `[unlit][lit]overlay=x='${BAR_PITCH}*(floor(t*${barsPerSecond})+1)-${waveW}':y=0:eval=frame[progress]`,
-    `[progress][playhead]overlay=x='${BAR_PITCH}*floor(t*${barsPerSecond})':y=0:eval=frame[playing]`,
+    `[unlit][lit]overlay=x='${BAR_PITCH}*(${playing}+1)-${waveW}':y=0:eval=frame[progress]`,
+    `[progress][playhead]overlay=x='${BAR_PITCH}*${playing}':y=0:eval=frame[playing]`,
     `[playing][stencil]overlay=format=yuv420,pad=${W}:${waveH}:${waveX}:0:color=${bg}[row]`,
   ];
 
