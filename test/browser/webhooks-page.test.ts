@@ -6,6 +6,7 @@ import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { issueLoginToken, loginUrl } from "../../src/web/dashboard/session.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { startReceiver } from "../helpers/receiver.ts";
+import { eventually } from "../helpers/wait.ts";
 
 /** The dashboard's Webhooks page in real Chromium: deliveries with their attempts, and replay. */
 const CHROMIUM = "/usr/bin/chromium";
@@ -36,6 +37,8 @@ test("webhook deliveries show every attempt, and Replay re-sends the same event"
   const hook = (await app.api("POST", "/v1/webhooks", { key, body: { url: receiver.url(), events: ["job.failed"] } })).json;
   await app.api("POST", "/v1/jobs", { key, body: { source: { type: "video_url", url: "https://m.example.com/fail.mp4" } } });
   const first = await receiver.waitFor(2, 20_000);
+  // The receiver hears the retry before the delivery worker records its answer: wait for the record.
+  await eventually(() => app.api("GET", `/v1/webhooks/${hook.id}/deliveries`, { key }), (r) => r.json.data[0]?.status === "succeeded", { what: "the retried delivery's outcome" });
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const org = ensureOrg(app.ctx.db, "hooks-page", app.ctx.clock);

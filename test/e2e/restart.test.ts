@@ -1,20 +1,15 @@
 import { afterEach, expect, test } from "bun:test";
 import { freePort, ServerProcess } from "../helpers/process.ts";
 import { startReceiver } from "../helpers/receiver.ts";
+import { eventually } from "../helpers/wait.ts";
 
 let server: ServerProcess | undefined;
 afterEach(async () => {
   if (server?.proc && server.proc.exitCode === null) await server.kill9();
 });
 
-async function poll(s: ServerProcess, key: string, id: string, until: (j: any) => boolean, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await s.api("GET", `/v1/jobs/${id}`, key);
-    if (until(job)) return job;
-    if (Date.now() > end) throw new Error(`job ${id} stuck at ${job.status}`);
-    await Bun.sleep(50);
-  }
+function poll(s: ServerProcess, key: string, id: string, until: (j: any) => boolean) {
+  return eventually(() => s.api("GET", `/v1/jobs/${id}`, key), until, { what: `job ${id}` });
 }
 
 test("kill -9 mid-job: after a restart the job and its webhook delivery still complete", async () => {
@@ -34,7 +29,9 @@ test("kill -9 mid-job: after a restart the job and its webhook delivery still co
   expect(done.error.code).toBe("transcription_failed");
   const delivery = await receiver.waitFor(1);
   expect(delivery.json.data.object.id).toBe(job.id);
-  const deliveries = await server.api("GET", `/v1/webhooks/${hook.id}/deliveries`, key);
+  // The receiver hears the request before the delivery worker records its answer: wait for the record.
+  const s = server;
+  const deliveries = await eventually(() => s.api("GET", `/v1/webhooks/${hook.id}/deliveries`, key), (d: any) => d.data[0]?.status !== "pending", { what: "the delivery's outcome" });
   expect(deliveries.data[0].status).toBe("succeeded");
   receiver.stop();
 }, 60_000);
