@@ -8,6 +8,7 @@ import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
 import { capture } from "../capture.ts";
 import { describePackages, speechRuntimeStatus } from "../models/speech-runtime-status.ts";
+import { cudaStatus } from "../models/speech-runtime.ts";
 import { modelDir } from "../models/store.ts";
 
 type Status = "ok" | "warn" | "fail";
@@ -63,6 +64,7 @@ async function checks(): Promise<Check[]> {
 
   const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
   out.push(gpu.code === 0 ? { name: "gpu", status: "ok", detail: gpu.out } : { name: "gpu", status: "ok", detail: "none (CPU only)" });
+  out.push(await cudaCheck(speech.state, gpu.code === 0));
 
   for (const m of loadManifest()) {
     const dir = modelDir(m.name, config.modelsDir);
@@ -102,6 +104,25 @@ async function checks(): Promise<Check[]> {
     out.push({ name: "data directory", status: "fail", detail: `${config.dataDir}: ${(err as Error).message}` });
   }
   return out;
+}
+
+/**
+ * Whether recognition will run on a CUDA GPU, and why not: asked of the speech worker itself, so it
+ * sees the same driver, devices and libraries a live job would. Without a GPU that is not a fault
+ * (recognition runs int8 on the CPU); a GPU that recognition cannot use is a warning.
+ */
+async function cudaCheck(runtimeState: string, gpuPresent: boolean): Promise<Check> {
+  const name = "cuda recognition";
+  if (runtimeState !== "ready" && runtimeState !== "outdated") {
+    return { name, status: gpuPresent ? "warn" : "ok", detail: "unknown: the speech runtime is not installed", data: { available: false, reason: "the speech runtime is not installed" } };
+  }
+  try {
+    const c = await cudaStatus();
+    if (c.usable) return { name, status: "ok", detail: `yes: ${c.devices} CUDA device(s), Whisper in float16`, data: { available: true, ...c } };
+    return { name, status: gpuPresent ? "warn" : "ok", detail: `no, Whisper runs int8 on the CPU: ${c.reason}`, data: { available: false, ...c } };
+  } catch (err) {
+    return { name, status: "warn", detail: `unknown: ${(err as Error).message}`, data: { available: false, reason: (err as Error).message } };
+  }
 }
 
 /** `clipyard doctor [--json]`: what this machine will run, and what is missing. */

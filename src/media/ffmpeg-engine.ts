@@ -36,7 +36,16 @@ export const DEFAULT_QUALITY: EncodeQuality = { crf: 21, preset: "veryfast" };
 export function videoEncoderArgs(encoder: H264Encoder, q: EncodeQuality = DEFAULT_QUALITY): { args: string[]; filterSuffix: string; inputArgs: string[] } {
   switch (encoder) {
     case "h264_nvenc":
-      return { inputArgs: [], filterSuffix: ",format=yuv420p", args: ["-c:v", "h264_nvenc", "-preset", "p4", "-rc", "vbr", "-cq", String(q.crf + 2), "-b:v", "0"] };
+      // Quality at a given size, as NVIDIA's guide suggests for offline encodes: the slower p5 preset
+      // tuned for quality, constant-quality VBR with no bitrate target, 20 frames of rate-control
+      // lookahead, spatial AQ (faces and captions against flat backgrounds), 3 B-frames, High
+      // profile. Options that only newer GPUs take (temporal AQ, B-frame references) are left out:
+      // the probe encode uses these same arguments, so one unsupported option would lose NVENC entirely.
+      return {
+        inputArgs: [],
+        filterSuffix: ",format=yuv420p",
+        args: ["-c:v", "h264_nvenc", "-preset", "p5", "-tune", "hq", "-rc", "vbr", "-cq", String(q.crf + 2), "-b:v", "0", "-rc-lookahead", "20", "-spatial-aq", "1", "-bf", "3", "-profile:v", "high"],
+      };
     case "h264_vaapi":
       return { inputArgs: ["-vaapi_device", VAAPI_DEVICE], filterSuffix: ",format=nv12,hwupload", args: ["-c:v", "h264_vaapi", "-qp", String(q.crf + 2)] };
     case "h264_qsv":
@@ -58,6 +67,22 @@ async function probeEncoder(ffmpegBin: string, encoder: H264Encoder): Promise<bo
   if (encoder === "h264_vaapi" && !existsSync(VAAPI_DEVICE)) return false;
   const res = await runTool(ffmpegBin, ["-hide_banner", "-nostdin", ...probeArgs(encoder)], { allowFailure: true });
   return res.code === 0;
+}
+
+/**
+ * The first hardware encoder that passed its probe, else libx264; CLIPYARD_VIDEO_ENCODER picks one
+ * instead (libx264 to compare against a GPU's encoder, or a named hardware one that must have passed).
+ */
+export function chooseEncoder(wanted: string | undefined, workingHardware: string[]): H264Encoder {
+  if (!wanted || wanted === "auto") return (workingHardware[0] as H264Encoder | undefined) ?? "libx264";
+  if (wanted === "libx264") return "libx264";
+  if (!(HARDWARE_ENCODERS as readonly string[]).includes(wanted)) {
+    throw new Error(`CLIPYARD_VIDEO_ENCODER must be auto, libx264 or one of ${HARDWARE_ENCODERS.join(", ")} (got '${wanted}')`);
+  }
+  if (!workingHardware.includes(wanted)) {
+    throw new Error(`CLIPYARD_VIDEO_ENCODER is ${wanted}, but it failed its probe encode here (working hardware encoders: ${workingHardware.join(", ") || "none"}); \`clipyard doctor\` shows what ffmpeg lists`);
+  }
+  return wanted as H264Encoder;
 }
 
 let cached: Promise<EngineInfo> | undefined;
@@ -96,7 +121,7 @@ async function detect(): Promise<EngineInfo> {
   const listedHardware = HARDWARE_ENCODERS.filter((e) => new RegExp(`\\s${e}\\s`).test(encoders));
   const workingHardware: string[] = [];
   for (const e of listedHardware) if (await probeEncoder(native.ffmpeg, e)) workingHardware.push(e);
-  const encoder = (workingHardware[0] as H264Encoder | undefined) ?? "libx264";
+  const encoder = chooseEncoder(process.env.CLIPYARD_VIDEO_ENCODER, workingHardware);
   if (encoder === "libx264" && !(await probeEncoder(native.ffmpeg, "libx264"))) {
     throw new Error(`ffmpeg at ${native.ffmpeg} cannot encode H.264 (no working hardware encoder and no libx264)`);
   }

@@ -2,29 +2,44 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join } from "node:path";
 // Imported as text so `bun build --compile` carries the pins: a binary user has no checkout to read them from.
 import pinnedRequirements from "../../scripts/setup/asr-requirements.txt" with { type: "text" };
+import pinnedGpuRequirements from "../../scripts/setup/asr-gpu-requirements.txt" with { type: "text" };
 import { capture } from "../capture.ts";
 import { sha256Hex } from "../ids.ts";
-import { venvPython } from "./speech-runtime.ts";
+import { cudaStatus, venvPython } from "./speech-runtime.ts";
 
 export const REQUIREMENTS: string = pinnedRequirements;
 /** Same digest `sha256sum scripts/setup/asr-requirements.txt` gives, so runtimes stamped by older setups stay current. */
 export const REQUIREMENTS_SHA256 = sha256Hex(REQUIREMENTS);
 const STAMP_FILE = ".requirements.sha256";
 const REQUIREMENTS_FILE = ".requirements.txt";
+/** The CUDA 12 libraries GPU recognition loads (`runtime install --gpu`), stamped on their own. */
+export const GPU_REQUIREMENTS: string = pinnedGpuRequirements;
+export const GPU_REQUIREMENTS_SHA256 = sha256Hex(GPU_REQUIREMENTS);
+const GPU_STAMP_FILE = ".gpu-requirements.sha256";
+const GPU_REQUIREMENTS_FILE = ".gpu-requirements.txt";
 /** What the speech worker imports; a runtime that cannot import these cannot run a live job. */
 export const RUNTIME_MODULES = ["faster_whisper", "ctranslate2", "onnxruntime", "numpy"];
 
 /** The requirements digest the runtime in `dir` was installed from, or null when it carries no stamp. */
-export function installedRequirementsSha256(dir: string): string | null {
+export function installedRequirementsSha256(dir: string, stamp = STAMP_FILE): string | null {
   try {
-    return readFileSync(join(dir, STAMP_FILE), "utf8").trim() || null;
+    return readFileSync(join(dir, stamp), "utf8").trim() || null;
   } catch {
     return null;
   }
 }
 
+/** The GPU requirements digest the runtime in `dir` carries, or null when `--gpu` never installed there. */
+export function installedGpuRequirementsSha256(dir: string): string | null {
+  return installedRequirementsSha256(dir, GPU_STAMP_FILE);
+}
+
 export function isUpToDate(dir: string): boolean {
   return existsSync(venvPython(dir)) && installedRequirementsSha256(dir) === REQUIREMENTS_SHA256;
+}
+
+export function gpuIsUpToDate(dir: string): boolean {
+  return isUpToDate(dir) && installedGpuRequirementsSha256(dir) === GPU_REQUIREMENTS_SHA256;
 }
 
 export class SpeechRuntimeInstallError extends Error {
@@ -40,6 +55,8 @@ export interface InstallOptions {
   python?: string;
   /** Rebuild even when the stamp says the runtime is current (for a runtime broken after it was stamped). */
   force?: boolean;
+  /** Also install the CUDA 12 libraries (cuBLAS, cuDNN) GPU recognition needs; harmless on a machine without a GPU. */
+  gpu?: boolean;
   onProgress?: (line: string) => void;
 }
 
@@ -139,8 +156,8 @@ export async function installSpeechRuntime(opts: InstallOptions): Promise<Instal
   const say = opts.onProgress ?? (() => {});
   const { dir } = opts;
   const current = (): InstallResult | undefined => {
-    if (opts.force || !isUpToDate(dir)) return undefined;
-    say(`speech runtime up to date (${dir})`);
+    if (opts.force || !isUpToDate(dir) || (opts.gpu && !gpuIsUpToDate(dir))) return undefined;
+    say(`speech runtime up to date (${dir}${opts.gpu ? ", with the CUDA libraries" : ""})`);
     return { dir, changed: false, seconds: seconds() };
   };
   const already = current();
@@ -148,10 +165,36 @@ export async function installSpeechRuntime(opts: InstallOptions): Promise<Instal
   const unlock = lockRuntime(dir);
   try {
     // Checked again under the lock: an install that held it may have finished since.
-    return current() ?? (await install(dir, opts, say, seconds));
+    const done = current();
+    if (done) return done;
+    let result: InstallResult = { dir, changed: false, seconds: 0 };
+    if (opts.force || !isUpToDate(dir)) result = await install(dir, opts, say, seconds);
+    if (opts.gpu) await installGpu(dir, say);
+    return { ...result, changed: true, seconds: seconds() };
   } finally {
     unlock();
   }
+}
+
+/**
+ * Adds the pinned CUDA libraries to a current runtime, checks the worker can load them, then stamps
+ * them. No GPU is needed for any of this: the libraries load without one, so a machine can be set
+ * up before its GPU (or driver) arrives, and `clipyard doctor` says what is still missing.
+ */
+async function installGpu(dir: string, say: (line: string) => void): Promise<void> {
+  rmSync(join(dir, GPU_STAMP_FILE), { force: true });
+  const requirementsFile = join(dir, GPU_REQUIREMENTS_FILE);
+  writeFileSync(requirementsFile, GPU_REQUIREMENTS);
+  say("installing the CUDA 12 libraries for GPU recognition (cuBLAS, cuDNN 9) with pip; this downloads about 1.3 GB");
+  const pip = await run([venvPython(dir), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-input", "-r", requirementsFile]);
+  if (pip.code !== 0) throw new SpeechRuntimeInstallError(`pip install of the CUDA libraries failed (exit ${pip.code}); its last lines:\n${lastLines(pip.output, 12)}`);
+  say("verifying: the speech worker loads libcublas.so.12 and libcudnn.so.9");
+  const cuda = await cudaStatus(venvPython(dir));
+  if (!cuda.cublas || !cuda.cudnn) {
+    throw new SpeechRuntimeInstallError(`the CUDA libraries installed but the speech worker cannot load them (cuBLAS ${cuda.cublas ? "ok" : "missing"}, cuDNN ${cuda.cudnn ? "ok" : "missing"}; looked in ${cuda.library_dirs.join(", ") || "no nvidia/*/lib folder"})`);
+  }
+  writeFileSync(join(dir, GPU_STAMP_FILE), `${GPU_REQUIREMENTS_SHA256}\n`);
+  say(cuda.usable ? `CUDA recognition ready: ${cuda.devices} GPU(s), float16` : `CUDA libraries installed; GPU recognition will not run yet: ${cuda.reason}`);
 }
 
 async function install(dir: string, opts: InstallOptions, say: (line: string) => void, seconds: () => number): Promise<InstallResult> {

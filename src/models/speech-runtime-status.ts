@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { capture } from "../capture.ts";
 import { COMPILED } from "../config.ts";
-import { installedRequirementsSha256, REQUIREMENTS_SHA256 } from "./speech-runtime-install.ts";
+import { GPU_REQUIREMENTS_SHA256, installedGpuRequirementsSha256, installedRequirementsSha256, REQUIREMENTS_SHA256 } from "./speech-runtime-install.ts";
 import { configuredSpeechPython, INSTALL_COMMAND, speechRuntimeDir, venvPython } from "./speech-runtime.ts";
 
 /**
@@ -21,6 +21,8 @@ export interface SpeechRuntimeStatus {
   /** True when CLIPYARD_SPEECH_PYTHON chose it; such a Python is the operator's to manage, so it carries no stamp. */
   pythonFromOverride: boolean;
   requirements: { expectedSha256: string; installedSha256: string | null; current: boolean | null };
+  /** The CUDA libraries `runtime install --gpu` adds; current is null when they were never installed here. */
+  gpuRequirements: { expectedSha256: string; installedSha256: string | null; current: boolean | null };
   pythonVersion: string | null;
   /** Versions of the speech packages, when they import. */
   packages: Record<string, string> | null;
@@ -67,12 +69,14 @@ export async function speechRuntimeStatus(opts: { dir?: string; env?: Record<str
   const dirSource: SpeechRuntimeStatus["dirSource"] = opts.dir ? "--dir" : env.CLIPYARD_SPEECH_DIR ? "CLIPYARD_SPEECH_DIR" : COMPILED ? "beside the data directory" : "checkout";
   const { path: python, fromOverride } = opts.dir ? { path: venvPython(dir), fromOverride: false } : configuredSpeechPython(env);
   const installedSha256 = fromOverride ? null : installedRequirementsSha256(dir);
+  const installedGpuSha256 = fromOverride ? null : installedGpuRequirementsSha256(dir);
   const base = {
     dir,
     dirSource,
     python,
     pythonFromOverride: fromOverride,
     requirements: { expectedSha256: REQUIREMENTS_SHA256, installedSha256, current: fromOverride ? null : installedSha256 === REQUIREMENTS_SHA256 },
+    gpuRequirements: { expectedSha256: GPU_REQUIREMENTS_SHA256, installedSha256: installedGpuSha256, current: installedGpuSha256 === null ? null : installedGpuSha256 === GPU_REQUIREMENTS_SHA256 },
   };
   const install = opts.dir ? `${INSTALL_COMMAND} --dir ${dir}` : INSTALL_COMMAND;
 

@@ -73,9 +73,9 @@ export interface WorkerUsage {
   cpuSeconds: number;
 }
 
-export async function runWorker(args: string[], onLine: (msg: Record<string, unknown>) => void, signal?: AbortSignal): Promise<WorkerUsage> {
+export async function runWorker(args: string[], onLine: (msg: Record<string, unknown>) => void, signal?: AbortSignal, python = speechPython()): Promise<WorkerUsage> {
   const t0 = performance.now();
-  const proc = Bun.spawn([speechPython(), workerScript(), ...args], {
+  const proc = Bun.spawn([python, workerScript(), ...args], {
     stdout: "pipe",
     stderr: "pipe",
     env: { ...process.env, OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? "1", HF_HUB_OFFLINE: "1" },
@@ -103,4 +103,32 @@ export async function runWorker(args: string[], onLine: (msg: Record<string, unk
   const ru = proc.resourceUsage();
   const cpu = ru ? Number(ru.cpuTime.user + ru.cpuTime.system) / 1e6 : NaN;
   return { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: cpu };
+}
+
+/** What the worker's `cuda` command finds: whether Whisper would run on a CUDA GPU, and why not. */
+export interface CudaStatus {
+  usable: boolean;
+  /** The first reason GPU recognition would not run (no driver, no device, a missing library), or null. */
+  reason: string | null;
+  driver: boolean;
+  devices: number;
+  cublas: boolean;
+  cudnn: boolean;
+  library_dirs: string[];
+}
+
+export async function cudaStatus(python = speechPython()): Promise<CudaStatus> {
+  let status: CudaStatus | undefined;
+  await runWorker(["cuda"], (m) => {
+    if (m.cuda) status = m.cuda as CudaStatus;
+  }, undefined, python);
+  if (!status) throw new SpeechWorkerError("the speech worker's cuda check printed nothing");
+  return status;
+}
+
+/** Where recognition runs: `CLIPYARD_ASR_DEVICE` (auto: a usable CUDA GPU, else the CPU). */
+export function asrDevice(env: Record<string, string | undefined> = process.env): "auto" | "cpu" | "cuda" {
+  const v = env.CLIPYARD_ASR_DEVICE ?? "auto";
+  if (v === "auto" || v === "cpu" || v === "cuda") return v;
+  throw new Error(`CLIPYARD_ASR_DEVICE must be auto, cpu or cuda (got '${v}')`);
 }

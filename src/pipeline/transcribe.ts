@@ -5,7 +5,7 @@ import { decodeToSpeechWav } from "../media/decode-audio.ts";
 import { parseWav } from "../media/wav.ts";
 import { probeMedia } from "../media/probe.ts";
 import { findModel } from "../models/manifest.ts";
-import { runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
+import { asrDevice, runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
 import { resolveModel } from "../models/store.ts";
 import { log } from "../log.ts";
 import { diarizeWords, speakerTimeline } from "./diarize.ts";
@@ -39,6 +39,13 @@ export class TranscriptionError extends Error {
     super(message);
     this.name = "TranscriptionError";
   }
+}
+
+/** Where the worker loaded the model (float16 on a CUDA GPU, else int8 on the CPU), and why it fell back. */
+interface AsrDevice {
+  device: "cpu" | "cuda";
+  compute_type: string;
+  warning?: string;
 }
 
 interface AsrResult {
@@ -88,12 +95,17 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     log.debug("speech regions", { count: regions.length, speechSeconds: totalSeconds(regions), duration });
 
     let result: AsrResult | undefined;
+    let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
     if (regions.length) {
       const asrUsage = await runWorker(
-        ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(regions), "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1)],
+        ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(regions), "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice()],
         (m) => {
           if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
+          if (m.device) {
+            device = m.device as AsrDevice;
+            if (device.warning) log.warn("speech recognition falls back to the CPU", { reason: device.warning });
+          }
           if (m.result) result = m.result as AsrResult;
         },
         opts.signal,
@@ -117,7 +129,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
       speakerTurns: speakerTimeline(regions, words),
-      engine: `faster-whisper/CTranslate2 ${model.name} int8 + silero-vad v5`,
+      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5`,
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

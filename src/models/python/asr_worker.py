@@ -4,15 +4,19 @@ Speech worker for clipyard: runs the verified local models that have no JavaScri
 Two commands, each reads a 16 kHz mono 16-bit WAV and prints JSON lines on stdout:
   vad  --vad-model FILE --audio WAV
        -> {"vad": {"frame_seconds": 0.032, "probs": [...]}}   (Silero v5 speech probability per 512 samples)
-  asr  --model DIR --audio WAV [--regions JSON] [--language auto|xx] [--threads N] [--beam N]
-       -> {"progress": 0.42} ... then {"result": {"language", "language_probability", "duration", "words": [...]}}
+  asr  --model DIR --audio WAV [--regions JSON] [--language auto|xx] [--threads N] [--beam N] [--device auto|cpu|cuda]
+       -> {"device": {"device", "compute_type", "warning"?}} {"progress": 0.42} ... then {"result": {"language", "language_probability", "duration", "words": [...]}}
+  cuda
+       -> {"cuda": {"usable", "reason", "driver", "devices", "cublas", "cudnn", "library_dirs"}}  (whether GPU recognition would run, and why not)
 
 Speech regions decided by the caller (from the VAD probabilities) are cut out and joined before
 recognition so silence costs nothing; word times are mapped back to the original timeline here,
 because only this side knows where each joined piece came from.
 """
 import argparse
+import glob
 import json
+import os
 import sys
 import wave
 
@@ -57,20 +61,87 @@ def run_vad(args):
     emit({"vad": {"frame_seconds": window / SAMPLE_RATE, "probs": probs}})
 
 
-def load_model(args):
-    from faster_whisper import WhisperModel
+def cuda_library_dirs():
+    """Folders of the CUDA wheels `clipyard runtime install --gpu` adds (site-packages/nvidia/*/lib)."""
+    try:
+        import nvidia  # namespace package of NVIDIA's PyPI wheels
+    except ImportError:
+        return []
+    return sorted(d for base in nvidia.__path__ for d in glob.glob(os.path.join(base, "*", "lib")) if os.path.isdir(d))
+
+
+def with_cuda_library_path():
+    """
+    CTranslate2 dlopens cuBLAS and cuDNN by name, and the dynamic loader reads LD_LIBRARY_PATH only when
+    a process starts; so when the wheels' folders are missing from it, the worker starts itself again
+    with them added (once: the marker variable stops a loop).
+    """
+    dirs = cuda_library_dirs()
+    current = [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p]
+    if not dirs or all(d in current for d in dirs) or os.environ.get("CLIPYARD_CUDA_PATH_SET"):
+        return
+    env = dict(os.environ, LD_LIBRARY_PATH=":".join(dirs + current), CLIPYARD_CUDA_PATH_SET="1")
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def cuda_status():
+    """Whether Whisper would run on a CUDA GPU here, and the first reason it would not."""
+    import ctypes
+
+    def loads(*names):
+        for name in names:
+            try:
+                ctypes.CDLL(name)
+                return name
+            except OSError:
+                pass
+        return None
+
     import ctranslate2
 
-    # A CUDA GPU is used when CTranslate2 sees one and its CUDA libraries load; otherwise (and on any
-    # failure there) the CPU with int8 weights, which is what every figure in docs/pipeline.md measures.
-    if args.device in ("auto", "cuda") and ctranslate2.get_cuda_device_count() > 0:
-        try:
-            return WhisperModel(args.model, device="cuda", compute_type="float16")
-        except Exception as e:  # missing cuBLAS/cuDNN: fall back rather than fail the job
-            if args.device == "cuda":
-                raise
-            sys.stderr.write(f"CUDA unavailable ({e}); using CPU\n")
-    return WhisperModel(args.model, device="cpu", compute_type="int8", cpu_threads=args.threads)
+    driver = loads("libcuda.so.1") is not None
+    devices = ctranslate2.get_cuda_device_count() if driver else 0
+    cublas = loads("libcublas.so.12")
+    cudnn = loads("libcudnn.so.9")
+    if not driver:
+        reason = "no NVIDIA driver: libcuda.so.1 cannot be loaded"
+    elif devices == 0:
+        reason = "the NVIDIA driver reports no CUDA device"
+    elif not cublas:
+        reason = "cuBLAS for CUDA 12 (libcublas.so.12) is not installed: run `clipyard runtime install --gpu`"
+    elif not cudnn:
+        reason = "cuDNN 9 (libcudnn.so.9) is not installed: run `clipyard runtime install --gpu`"
+    else:
+        reason = None
+    return {"usable": reason is None, "reason": reason, "driver": driver, "devices": devices,
+            "cublas": cublas is not None, "cudnn": cudnn is not None, "library_dirs": cuda_library_dirs()}
+
+
+def load_model(args):
+    from faster_whisper import WhisperModel
+
+    # float16 on a CUDA GPU when one is usable; otherwise (and on any failure there) int8 on the CPU,
+    # which is what every CPU figure in docs/pipeline.md measures. The choice is reported to the caller.
+    warning = None
+    if args.device in ("auto", "cuda"):
+        status = cuda_status()
+        if status["usable"]:
+            try:
+                model = WhisperModel(args.model, device="cuda", compute_type="float16")
+                emit({"device": {"device": "cuda", "compute_type": "float16"}})
+                return model
+            except Exception as e:
+                if args.device == "cuda":
+                    raise
+                warning = f"CUDA recognition failed to start ({type(e).__name__}: {e}); using the CPU"
+        elif args.device == "cuda":
+            raise SystemExit(f"--device cuda: {status['reason']}")
+        elif status["driver"]:
+            # A machine with a GPU that cannot be used is worth a warning; one without a GPU is not.
+            warning = f"CUDA unavailable ({status['reason']}); using the CPU"
+    model = WhisperModel(args.model, device="cpu", compute_type="int8", cpu_threads=args.threads)
+    emit({"device": {"device": "cpu", "compute_type": "int8", **({"warning": warning} if warning else {})}})
+    return model
 
 
 def run_asr(args):
@@ -142,9 +213,14 @@ def main():
     a.add_argument("--threads", type=int, default=2)
     a.add_argument("--beam", type=int, default=1)
     a.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    sub.add_parser("cuda")
     args = p.parse_args()
     if args.cmd == "vad":
         run_vad(args)
+        return
+    with_cuda_library_path()
+    if args.cmd == "cuda":
+        emit({"cuda": cuda_status()})
     else:
         run_asr(args)
 

@@ -1,0 +1,20 @@
+import { expect, test } from "bun:test";
+import { chooseEncoder, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
+
+test("the first hardware encoder that passed its probe wins, else libx264", () => {
+  expect(chooseEncoder(undefined, [])).toBe("libx264");
+  expect(chooseEncoder("auto", ["h264_nvenc", "h264_vaapi"])).toBe("h264_nvenc");
+});
+
+test("CLIPYARD_VIDEO_ENCODER forces libx264 beside a GPU, or a hardware encoder only when it passed", () => {
+  expect(chooseEncoder("libx264", ["h264_nvenc"])).toBe("libx264");
+  expect(chooseEncoder("h264_vaapi", ["h264_nvenc", "h264_vaapi"])).toBe("h264_vaapi");
+  expect(() => chooseEncoder("h264_nvenc", [])).toThrow("CLIPYARD_VIDEO_ENCODER is h264_nvenc, but it failed its probe encode here (working hardware encoders: none)");
+  expect(() => chooseEncoder("x265", [])).toThrow("CLIPYARD_VIDEO_ENCODER must be auto, libx264 or one of");
+});
+
+test("NVENC is asked for quality at a size: constant-quality VBR with lookahead and spatial AQ, on the x264 CRF scale", () => {
+  const { args } = videoEncoderArgs("h264_nvenc", { crf: 21, preset: "veryfast" });
+  const opt = (name: string) => args[args.indexOf(name) + 1];
+  expect([opt("-preset"), opt("-tune"), opt("-rc"), opt("-cq"), opt("-b:v"), opt("-rc-lookahead"), opt("-spatial-aq"), opt("-profile:v")]).toEqual(["p5", "hq", "vbr", "23", "0", "20", "1", "high"]);
+});
