@@ -33,7 +33,7 @@ export const ERRORS = {
   invalid_events: { type: "invalid_request_error", status: 400, description: "webhook events array empty or has unsupported values" },
   invalid_webhook_url: { type: "invalid_request_error", status: 400, description: "webhook url is not an allowed HTTPS URL (param url)" },
   webhook_disabled: { type: "invalid_request_error", status: 409, description: "the webhook was deactivated after 10 consecutive failed deliveries; register it again" },
-  no_job_for_test_event: { type: "invalid_request_error", status: 409, description: "the organisation has no job to derive a test event from" },
+  no_job_for_test_event: { type: "invalid_request_error", status: 409, description: "the organisation has no job in the webhook's environment to derive a test event from" },
   insufficient_balance: { type: "invalid_request_error", status: 402, description: "a live job outside the free tier needs wallet balance for its price" },
   invalid_amount: { type: "invalid_request_error", status: 400, description: "wallet top-up amount outside 5-500 USD or not a whole number of cents (param amount)" },
   payment_provider_unavailable: { type: "invalid_request_error", status: 409, description: "the chosen top-up provider is not configured on this appliance" },
