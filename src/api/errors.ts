@@ -40,6 +40,7 @@ export const ERRORS = {
   invalid_signature: { type: "authentication_error", status: 400, description: "payment provider webhook signature missing or invalid" },
   not_found: { type: "invalid_request_error", status: 404, description: "resource or route does not exist for the organisation" },
   method_not_allowed: { type: "invalid_request_error", status: 405, description: "the path exists but not with this HTTP method" },
+  request_header_too_large: { type: "invalid_request_error", status: 431, description: "request line and headers together larger than 16 KiB" },
   body_too_large: { type: "invalid_request_error", status: 413, description: "request body larger than the limit (1 MiB)" },
   idempotency_key_reused_with_different_body: { type: "idempotency_error", status: 409, description: "same Idempotency-Key with a different body within 24 hours" },
   too_many_requests: { type: "rate_limit_error", status: 429, description: "per-key budget exhausted; see Retry-After" },
