@@ -62,7 +62,7 @@ export function sendTestEvent(deps: WebhookDeps, scope: Scope, webhookId: string
     if (!hook) throw new ApiError("not_found", `No webhook ${webhookId}.`, "id");
     if (hook.status !== "active") throw new ApiError("webhook_disabled", "This webhook was deactivated; register it again.", "id");
     const job = latestJob(deps.db, scope);
-    if (!job) throw new ApiError("no_job_for_test_event", "Submit a job first: the test event is built from your most recent job.");
+    if (!job) throw new ApiError("no_job_for_test_event", `Submit a job with a ${scope.env === "live" ? "live" : "sandbox"} key first: the test event is built from the most recent job of the webhook's environment.`);
     const now = deps.clock.now();
     const id = newId("evt");
     insertEvent(deps.db, { id, orgId: scope.orgId, env: scope.env, type: "job.completed", jobId: job.id, requestId, createdAt: now, payload: eventPayload(id, "job.completed", now, requestId, presentJob(job, deps.present)) });

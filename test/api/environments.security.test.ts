@@ -98,6 +98,16 @@ test("a webhook receives only its own world's job events", async () => {
   }
 });
 
+test("a test event never borrows the other world's job: a live webhook in an org with only sandbox jobs has none", async () => {
+  const sandbox = app.key("sandbox-jobs-only", "test");
+  const live = app.key("sandbox-jobs-only", "live");
+  expect((await app.api("POST", "/v1/jobs", { key: sandbox, body: BODY })).status).toBe(202);
+  const hook = (await app.api("POST", "/v1/webhooks", { key: live, body: { url: "https://hooks.example.com/x", events: ["job.completed"] } })).json;
+  const res = await app.api("POST", `/v1/webhooks/${hook.id}/test`, { key: live });
+  expect(res.status).toBe(409);
+  expect(res.json.error.code).toBe("no_job_for_test_event");
+});
+
 /** One case per route; each runs twice, from the sandbox world and from the live world. */
 const cases: Record<string, (w: World) => Promise<void>> = {
   "GET /v1/jobs": async (w) => {
