@@ -34,7 +34,7 @@ const app = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dir, CLIPYARD_ALLOW_P
 app.deliveries.start();
 const org = ensureOrg(app.ctx.db, "bench", systemClock);
 createKey(app.ctx.db, org.id, "test", systemClock);
-registerWebhook(app.ctx.webhooks, org.id, `http://127.0.0.1:${receiver.port}/hook`, ["job.failed"]);
+registerWebhook(app.ctx.webhooks, { orgId: org.id, env: "test" }, `http://127.0.0.1:${receiver.port}/hook`, ["job.failed"]);
 
 const newJob = () =>
   submitJob(app.ctx.db, systemClock, { orgId: org.id, env: "test" }, { source: { type: "video_url", url: "https://e.com/fail.mp4" } }, { requestId: "req_bench", timeScale: 1 }).job.id;

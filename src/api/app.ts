@@ -3,6 +3,7 @@ import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
 import { shareFile, sharePage } from "../web/share.ts";
 import { ApiError, errorBody } from "./errors.ts";
+import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
 import { createJob } from "./routes/jobs.create.ts";
@@ -40,9 +41,11 @@ function routeMiss(routes: Routes, request: Request): ApiError {
  * here, from the error table.
  */
 export function buildApi(ctx: AppContext) {
+  letOversizedHeadsReachTheApp();
   const app = new Elysia()
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
+      checkHeadSize(request);
     })
     .onError(({ code, error, request, set }) => {
       let apiError: ApiError;

@@ -5,6 +5,17 @@ import { guard } from "../api/guard.ts";
 import type { Wallet } from "../api/schemas/wallet.ts";
 import { listLots, walletSummary } from "./wallet.ts";
 
+const SANDBOX_WALLET: Wallet = {
+  object: "wallet",
+  currency: "usd",
+  livemode: false,
+  balance_cents: 0,
+  held_cents: 0,
+  available_cents: 0,
+  free_jobs_remaining: 0,
+  lots: [],
+};
+
 /** Largest Stripe event body accepted (Stripe's own events are a few KiB). */
 const MAX_STRIPE_EVENT_BYTES = 256 * 1024;
 
@@ -15,11 +26,15 @@ const MAX_STRIPE_EVENT_BYTES = 256 * 1024;
 export function registerBillingRoutes(app: Elysia, ctx: AppContext): void {
   app.get("/v1/wallet", ({ request, set }): Wallet => {
     const principal = guard(ctx, request, set.headers as Record<string, string>, "read");
+    // Money is live-only: the sandbox world has its own wallet, always empty (its jobs are free), so a
+    // test key learns nothing about the live balance, holds or purchases.
+    if (principal.env === "test") return SANDBOX_WALLET;
     const now = ctx.clock.now();
     const s = walletSummary(ctx.db, principal.orgId, now);
     return {
       object: "wallet" as const,
       currency: "usd" as const,
+      livemode: true,
       balance_cents: s.balanceCents,
       held_cents: s.heldCents,
       available_cents: s.availableCents,

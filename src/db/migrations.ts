@@ -206,4 +206,18 @@ export const migrations: string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  /* 4: test and live are separate worlds. Webhooks and events get the environment jobs already had.
+     A webhook registered before this joins the live world when its organisation has ever had a live
+     key, else the sandbox world (docs/api.md, "Environments"); either way it receives a subset of
+     what it received before, never more. An event belongs to the world of its job. */ `
+  ALTER TABLE webhooks ADD COLUMN env TEXT NOT NULL DEFAULT 'live' CHECK (env IN ('live','test'));
+  UPDATE webhooks SET env = 'test'
+    WHERE NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = webhooks.org_id AND k.env = 'live');
+  DROP INDEX webhooks_org;
+  CREATE INDEX webhooks_org_env ON webhooks(org_id, env);
+  ALTER TABLE events ADD COLUMN env TEXT NOT NULL DEFAULT 'live' CHECK (env IN ('live','test'));
+  UPDATE events SET env = coalesce((SELECT j.env FROM jobs j WHERE j.id = events.job_id), 'live');
+  DROP INDEX jobs_org_seq;
+  CREATE INDEX jobs_org_env_seq ON jobs(org_id, env, seq);
+  `,
 ];

@@ -59,6 +59,7 @@ export const settings = sqliteTable("settings", {
 export const webhooks = sqliteTable("webhooks", {
   id: text("id").primaryKey(),
   orgId: text("org_id").notNull(),
+  env: text("env", { enum: ["live", "test"] }).notNull(),
   url: text("url").notNull(),
   events: text("events").notNull(),
   secretEnc: text("secret_enc").notNull(),
@@ -72,6 +73,7 @@ export const webhooks = sqliteTable("webhooks", {
 export const events = sqliteTable("events", {
   id: text("id").primaryKey(),
   orgId: text("org_id").notNull(),
+  env: text("env", { enum: ["live", "test"] }).notNull(),
   type: text("type").notNull(),
   jobId: text("job_id"),
   requestId: text("request_id").notNull(),

@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { jobs, type JobRow } from "../db/schema.ts";
 import { camelColumns, preparedOnce } from "../db/prepared.ts";
+import type { Scope } from "../accounts/scope.ts";
 
 /**
  * One small function per SQL statement on the jobs table. Every state change is guarded by the
@@ -16,10 +17,11 @@ export function insertJob(db: Db, job: NewJob): JobRow {
   return db.insert(jobs).values({ ...job, attempts: 0 }).returning().get();
 }
 
-const jobOfOrg = preparedOnce((db) => db.$client.query(`SELECT ${camelColumns(jobs)} FROM jobs WHERE id = ? AND org_id = ?`));
+// A job of the other world answers like an unknown id, so a sandbox key cannot read live jobs.
+const jobInScope = preparedOnce((db) => db.$client.query(`SELECT ${camelColumns(jobs)} FROM jobs WHERE id = ? AND org_id = ? AND env = ?`));
 
-export function getJob(db: Db, orgId: string, id: string): JobRow | undefined {
-  return (jobOfOrg(db).get(id, orgId) as JobRow | null) ?? undefined;
+export function getJob(db: Db, scope: Scope, id: string): JobRow | undefined {
+  return (jobInScope(db).get(id, scope.orgId, scope.env) as JobRow | null) ?? undefined;
 }
 
 export function getJobById(db: Db, id: string): JobRow | undefined {
@@ -30,15 +32,17 @@ export function getJobByShareHash(db: Db, hash: string): JobRow | undefined {
   return db.select().from(jobs).where(eq(jobs.shareTokenHash, hash)).get();
 }
 
+const inScope = (scope: Scope) => and(eq(jobs.orgId, scope.orgId), eq(jobs.env, scope.env));
+
 /** Newest first; `afterSeq` is the cursor job's seq (exclusive). Fetches one extra row to tell has_more. */
-export function listJobs(db: Db, orgId: string, limit: number, afterSeq?: number): { rows: JobRow[]; hasMore: boolean } {
-  const where = afterSeq === undefined ? eq(jobs.orgId, orgId) : and(eq(jobs.orgId, orgId), lt(jobs.seq, afterSeq));
+export function listJobs(db: Db, scope: Scope, limit: number, afterSeq?: number): { rows: JobRow[]; hasMore: boolean } {
+  const where = afterSeq === undefined ? inScope(scope) : and(inScope(scope), lt(jobs.seq, afterSeq));
   const rows = db.select().from(jobs).where(where).orderBy(desc(jobs.seq)).limit(limit + 1).all();
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
-export function latestJob(db: Db, orgId: string): JobRow | undefined {
-  return db.select().from(jobs).where(eq(jobs.orgId, orgId)).orderBy(desc(jobs.seq)).limit(1).get();
+export function latestJob(db: Db, scope: Scope): JobRow | undefined {
+  return db.select().from(jobs).where(inScope(scope)).orderBy(desc(jobs.seq)).limit(1).get();
 }
 
 /** queued -> processing for one due job, taking a lease. Returns the claimed row or undefined. */

@@ -6,14 +6,11 @@ import { ApiError } from "../api/errors.ts";
 import type { JobCreate } from "../api/schemas/job.ts";
 import { canonicalJson, newId, sha256Hex } from "../ids.ts";
 import { sandboxDurationSeconds, SANDBOX_QUEUED_SHARE } from "../sandbox/outcome.ts";
+import type { Scope } from "../accounts/scope.ts";
 import { getJobById, insertJob } from "./store.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
-export interface Submitter {
-  orgId: string;
-  env: "live" | "test";
-}
 
 /**
  * Work that must commit with a new live job (the billing hold); throwing an ApiError refuses the
@@ -34,7 +31,7 @@ export interface SubmitResult {
 export function submitJob(
   db: Db,
   clock: Clock,
-  who: Submitter,
+  who: Scope,
   body: JobCreate,
   opts: { idempotencyKey?: string; requestId: string; timeScale: number; effects?: SubmitEffect[] },
 ): SubmitResult {

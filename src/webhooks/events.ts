@@ -26,11 +26,12 @@ export function subscribes(hook: WebhookRow, type: EventType): boolean {
 export function jobEventOutbox(db: Db, clock: Clock, present: PresentContext, onQueued: () => void) {
   return (job: JobRow): void => {
     const type: EventType = job.status === "complete" ? "job.completed" : "job.failed";
-    const hooks = activeWebhooksFor(db, job.orgId).filter((h) => subscribes(h, type));
+    // A job's event goes only to webhooks of its own world: sandbox jobs never reach live endpoints.
+    const hooks = activeWebhooksFor(db, { orgId: job.orgId, env: job.env }).filter((h) => subscribes(h, type));
     if (hooks.length === 0) return;
     const now = clock.now();
     const id = newId("evt");
-    insertEvent(db, { id, orgId: job.orgId, type, jobId: job.id, requestId: job.requestId, createdAt: now, payload: eventPayload(id, type, now, job.requestId, presentJob(job, present)) });
+    insertEvent(db, { id, orgId: job.orgId, env: job.env, type, jobId: job.id, requestId: job.requestId, createdAt: now, payload: eventPayload(id, type, now, job.requestId, presentJob(job, present)) });
     for (const hook of hooks) queueDelivery(db, { orgId: job.orgId, webhookId: hook.id, eventId: id, kind: "event", now });
     queueMicrotask(onQueued); // after the transaction commits (it is synchronous)
   };

@@ -11,6 +11,7 @@ export function presentWebhook(w: WebhookRow, secret?: string) {
     consecutive_failures: w.consecutiveFailures,
     created_at: isoUtc(w.createdAt),
     disabled_at: w.disabledAt === null ? null : isoUtc(w.disabledAt),
+    livemode: w.env === "live",
     ...(secret !== undefined ? { secret } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { Scope } from "../accounts/scope.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import { ApiError } from "../api/errors.ts";
@@ -20,7 +21,7 @@ export interface WebhookDeps {
 }
 
 /** Registration: the secret is whsec_ + 192 random bits, returned once and kept sealed. */
-export function registerWebhook(deps: WebhookDeps, orgId: string, url: string, events: string[]) {
+export function registerWebhook(deps: WebhookDeps, scope: Scope, url: string, events: string[]) {
   try {
     checkUrl(url, deps.policy);
   } catch (err) {
@@ -30,7 +31,8 @@ export function registerWebhook(deps: WebhookDeps, orgId: string, url: string, e
   const secret = `whsec_${randomBase62(192)}`;
   const row = {
     id: newId("we"),
-    orgId,
+    orgId: scope.orgId,
+    env: scope.env,
     url,
     events: JSON.stringify([...new Set(events)]),
     secretEnc: deps.box.seal(secret),
@@ -44,40 +46,40 @@ export function registerWebhook(deps: WebhookDeps, orgId: string, url: string, e
   return { row, secret };
 }
 
-export function deleteWebhook(deps: WebhookDeps, orgId: string, id: string) {
+export function deleteWebhook(deps: WebhookDeps, scope: Scope, id: string) {
   return tx(deps.db, () => {
-    const hook = getWebhook(deps.db, orgId, id);
+    const hook = getWebhook(deps.db, scope, id);
     if (!hook || !markWebhookDeleted(deps.db, id, deps.clock.now())) throw new ApiError("not_found", `No webhook ${id}.`, "id");
     abandonPending(deps.db, id, deps.clock.now(), "webhook deleted");
     return hook;
   });
 }
 
-/** A synthetic job.completed from the organisation's most recent job, signed and sent like any other. */
-export function sendTestEvent(deps: WebhookDeps, orgId: string, webhookId: string, requestId: string) {
+/** A synthetic job.completed from the most recent job of the webhook's world, signed and sent like any other. */
+export function sendTestEvent(deps: WebhookDeps, scope: Scope, webhookId: string, requestId: string) {
   const delivery = tx(deps.db, () => {
-    const hook = getWebhook(deps.db, orgId, webhookId);
+    const hook = getWebhook(deps.db, scope, webhookId);
     if (!hook) throw new ApiError("not_found", `No webhook ${webhookId}.`, "id");
     if (hook.status !== "active") throw new ApiError("webhook_disabled", "This webhook was deactivated; register it again.", "id");
-    const job = latestJob(deps.db, orgId);
-    if (!job) throw new ApiError("no_job_for_test_event", "Submit a job first: the test event is built from your most recent job.");
+    const job = latestJob(deps.db, scope);
+    if (!job) throw new ApiError("no_job_for_test_event", `Submit a job with a ${scope.env === "live" ? "live" : "sandbox"} key first: the test event is built from the most recent job of the webhook's environment.`);
     const now = deps.clock.now();
     const id = newId("evt");
-    insertEvent(deps.db, { id, orgId, type: "job.completed", jobId: job.id, requestId, createdAt: now, payload: eventPayload(id, "job.completed", now, requestId, presentJob(job, deps.present)) });
-    return queueDelivery(deps.db, { orgId, webhookId, eventId: id, kind: "test", now });
+    insertEvent(deps.db, { id, orgId: scope.orgId, env: scope.env, type: "job.completed", jobId: job.id, requestId, createdAt: now, payload: eventPayload(id, "job.completed", now, requestId, presentJob(job, deps.present)) });
+    return queueDelivery(deps.db, { orgId: scope.orgId, webhookId, eventId: id, kind: "test", now });
   });
   deps.wake();
   return delivery;
 }
 
 /** Re-sends a past delivery's event (same event id, same request_id, same bytes) as a new delivery. */
-export function replayDelivery(deps: WebhookDeps, orgId: string, deliveryId: string) {
+export function replayDelivery(deps: WebhookDeps, scope: Scope, deliveryId: string) {
   const delivery = tx(deps.db, () => {
-    const past = getDelivery(deps.db, orgId, deliveryId);
-    const hook = past && getWebhook(deps.db, orgId, past.webhookId);
+    const past = getDelivery(deps.db, scope, deliveryId);
+    const hook = past && getWebhook(deps.db, scope, past.webhookId);
     if (!past || !hook) throw new ApiError("not_found", `No delivery ${deliveryId}.`, "id");
     if (hook.status !== "active") throw new ApiError("webhook_disabled", "This webhook was deactivated; register it again.", "id");
-    return queueDelivery(deps.db, { orgId, webhookId: hook.id, eventId: past.eventId, kind: "replay", now: deps.clock.now() });
+    return queueDelivery(deps.db, { orgId: scope.orgId, webhookId: hook.id, eventId: past.eventId, kind: "replay", now: deps.clock.now() });
   });
   deps.wake();
   return delivery;

@@ -1,23 +1,29 @@
 import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { deliveries, deliveryAttempts, events, webhooks, type AttemptRow, type DeliveryRow, type EventRow, type WebhookRow } from "../db/schema.ts";
+import type { Scope } from "../accounts/scope.ts";
 
-/** One small function per statement on the webhook tables; state changes are guarded. */
+/**
+ * One small function per statement on the webhook tables; state changes are guarded. Every lookup a
+ * caller can name an id in is scoped to one organisation and one world (live or sandbox).
+ */
 
 export function insertWebhook(db: Db, row: WebhookRow): void {
   db.insert(webhooks).values(row).run();
 }
 
-export function getWebhook(db: Db, orgId: string, id: string): WebhookRow | undefined {
-  return db.select().from(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.orgId, orgId), isNull(webhooks.deletedAt))).get();
+const hookInScope = (scope: Scope) => and(eq(webhooks.orgId, scope.orgId), eq(webhooks.env, scope.env), isNull(webhooks.deletedAt));
+
+export function getWebhook(db: Db, scope: Scope, id: string): WebhookRow | undefined {
+  return db.select().from(webhooks).where(and(eq(webhooks.id, id), hookInScope(scope))).get();
 }
 
-export function listWebhooks(db: Db, orgId: string): WebhookRow[] {
-  return db.select().from(webhooks).where(and(eq(webhooks.orgId, orgId), isNull(webhooks.deletedAt))).orderBy(desc(webhooks.createdAt)).all();
+export function listWebhooks(db: Db, scope: Scope): WebhookRow[] {
+  return db.select().from(webhooks).where(hookInScope(scope)).orderBy(desc(webhooks.createdAt)).all();
 }
 
-export function activeWebhooksFor(db: Db, orgId: string): WebhookRow[] {
-  return db.select().from(webhooks).where(and(eq(webhooks.orgId, orgId), eq(webhooks.status, "active"), isNull(webhooks.deletedAt))).all();
+export function activeWebhooksFor(db: Db, scope: Scope): WebhookRow[] {
+  return db.select().from(webhooks).where(and(hookInScope(scope), eq(webhooks.status, "active"))).all();
 }
 
 export function markWebhookDeleted(db: Db, id: string, now: number): boolean {
@@ -36,12 +42,25 @@ export function insertDelivery(db: Db, row: Omit<DeliveryRow, "seq">): DeliveryR
   return db.insert(deliveries).values(row).returning().get();
 }
 
-export function getDelivery(db: Db, orgId: string, id: string): DeliveryRow | undefined {
-  return db.select().from(deliveries).where(and(eq(deliveries.id, id), eq(deliveries.orgId, orgId))).get();
+/**
+ * A delivery is in a scope when its webhook and its event both are. Deliveries are always made within
+ * one world; the event check also hides the rare delivery of the other world's event made before
+ * worlds were separated (migration 4), so it can neither be listed nor replayed from here.
+ */
+const deliveryInScope = (scope: Scope) =>
+  and(
+    eq(deliveries.orgId, scope.orgId),
+    sql`EXISTS (SELECT 1 FROM ${webhooks} WHERE ${webhooks.id} = ${deliveries.webhookId} AND ${webhooks.env} = ${scope.env})`,
+    sql`EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} = ${deliveries.eventId} AND ${events.env} = ${scope.env})`,
+  );
+
+export function getDelivery(db: Db, scope: Scope, id: string): DeliveryRow | undefined {
+  return db.select().from(deliveries).where(and(eq(deliveries.id, id), deliveryInScope(scope))).get();
 }
 
-export function listDeliveries(db: Db, webhookId: string, limit: number, afterSeq?: number): { rows: DeliveryRow[]; hasMore: boolean } {
-  const where = afterSeq === undefined ? eq(deliveries.webhookId, webhookId) : and(eq(deliveries.webhookId, webhookId), lt(deliveries.seq, afterSeq));
+export function listDeliveries(db: Db, scope: Scope, webhookId: string, limit: number, afterSeq?: number): { rows: DeliveryRow[]; hasMore: boolean } {
+  const ofHook = and(eq(deliveries.webhookId, webhookId), deliveryInScope(scope));
+  const where = afterSeq === undefined ? ofHook : and(ofHook, lt(deliveries.seq, afterSeq));
   const rows = db.select().from(deliveries).where(where).orderBy(desc(deliveries.seq)).limit(limit + 1).all();
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }

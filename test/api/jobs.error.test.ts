@@ -38,6 +38,37 @@ test("invalid_source_type and invalid_source_url carry their param", async () =>
   expectError(await post({ source: { type: "youtube_url", url: "https://example.com/watch?v=dQw4w9WgXcQ" } }), "invalid_source_url", "source.url");
 });
 
+const urlOfLength = (n: number, base = "https://media.example.com/") => base + "a".repeat(n - base.length);
+
+test("source.url is bounded: at most 2048 characters, no control characters or whitespace (NUL included)", async () => {
+  expect((await post({ source: { type: "video_url", url: urlOfLength(2048) } })).status).toBe(202);
+  const long = await post({ source: { type: "video_url", url: urlOfLength(2049) } });
+  expectError(long, "invalid_source_url", "source.url");
+  expect(long.json.error.message).toBe("source.url: must be at most 2048 characters");
+  for (const [char, name] of [["\u0000", "U+0000"], ["\u001f", "U+001F"], ["\u007f", "U+007F"], ["\u0085", "U+0085"], [" ", "U+0020"], ["\u00a0", "U+00A0"], ["\n", "U+000A"]]) {
+    const res = await post({ source: { type: "video_url", url: `https://media.example.com/a${char}b.mp4` } });
+    expectError(res, "invalid_source_url", "source.url");
+    expect(res.json.error.message).toBe(`source.url: must not contain whitespace or control characters (found ${name} at index 27)`);
+  }
+  // Nothing with a NUL was stored.
+  expect(app.ctx.db.$client.query("SELECT count(*) AS n FROM jobs WHERE instr(source_url, char(0)) > 0").get()).toEqual({ n: 0 });
+});
+
+test("validation messages say what is wrong: a field sent with the wrong type is not 'required'", async () => {
+  const message = async (body: unknown) => (await post(body)).json.error.message;
+  expect(await message({ source: { type: "video_url", url: 5 } })).toBe("source.url: must be a string, not 5");
+  expect(await message({ source: { type: "video_url", url: null } })).toBe("source.url: must be a string, not null");
+  expect(await message({ source: { type: "video_url" } })).toBe("source.url is required.");
+  expect(await message({ source: ["x"] })).toBe("source: must be an object, not an array");
+  expect(await message({ ...VIDEO_BODY, options: { clip_count: 2.5 } })).toBe("options.clip_count: must be an integer, not 2.5");
+  expect(await message({ ...VIDEO_BODY, options: { clip_count: "3" } })).toBe("options.clip_count: must be a number, not a string");
+  expect(await message({ ...VIDEO_BODY, options: { clip_count: 11 } })).toBe("options.clip_count: must be at most 10");
+  expect(await message({ ...VIDEO_BODY, options: { include_trailer: "yes" } })).toBe("options.include_trailer: must be true or false, not a string");
+  expect(await message({ ...VIDEO_BODY, options: { caption_style: 5 } })).toBe('options.caption_style: must be one of "bold", "minimal", "karaoke", "boxed"');
+  expect(await message({ source: { type: "vimeo_url", url: "https://vimeo.com/1" } })).toBe('source.type: must be one of "video_url", "youtube_url"');
+  expect((await app.api("GET", "/v1/jobs?limit=101", { key })).json.error.message).toBe("limit: must be at most 100");
+});
+
 test("invalid_option names the option", async () => {
   expectError(await post({ ...VIDEO_BODY, options: { caption_style: "comic-sans" } }), "invalid_option", "options.caption_style");
   expectError(await post({ ...VIDEO_BODY, options: { include_trailer: "yes" } }), "invalid_option", "options.include_trailer");

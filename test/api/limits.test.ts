@@ -35,3 +35,41 @@ test("a test event with no job in the organisation yet is no_job_for_test_event"
   expect(res.status).toBe(409);
   expect(res.json.error.code).toBe("no_job_for_test_event");
 });
+
+/** Sends raw bytes over TCP (fetch would refuse or rewrite oversized heads) and parses the answer. */
+async function rawHttp(port: number, head: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { connect } = await import("node:net");
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(head));
+    let out = "";
+    socket.on("data", (d) => (out += d));
+    socket.on("end", () => resolve(out));
+    socket.on("error", reject);
+  });
+  const [top, body = ""] = text.split("\r\n\r\n", 2) as [string, string?];
+  const [statusLine, ...lines] = top.split("\r\n");
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+  return { status: Number(statusLine!.split(" ")[1]), headers, body };
+}
+
+test("a request line or header over 16 KiB gets the 431 error envelope with X-Request-Id", async () => {
+  app = await startAppliance({ scheduler: false });
+  const port = app.http.server!.port!;
+  const key = app.key("head-limit");
+  const get = (target: string, extra = "") => rawHttp(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n${extra}Connection: close\r\n\r\n`);
+  const cases = [
+    { res: await get("/v1/jobs", `X-Big: ${"a".repeat(20_000)}\r\n`), message: /largest header: x-big, 20009 bytes/ },
+    { res: await get(`/v1/jobs?pad=${"a".repeat(20_000)}`), message: /^The request line is \d+ bytes/ },
+    { res: await get(`/nowhere/${"a".repeat(20_000)}`), message: /^The request line is/ },
+  ];
+  for (const { res, message } of cases) {
+    expect(res.status).toBe(431);
+    const body = JSON.parse(res.body);
+    expect(res.headers["x-request-id"]).toMatch(/^req_[A-Za-z0-9]{22}$/);
+    expect(body).toEqual({
+      error: { type: "invalid_request_error", code: "request_header_too_large", message: expect.stringMatching(message), param: null, request_id: res.headers["x-request-id"] },
+    });
+  }
+  // Just under the limit is an ordinary request.
+  expect((await get("/v1/jobs", `X-Pad: ${"a".repeat(15_000)}\r\n`)).status).toBe(200);
+});

@@ -47,6 +47,8 @@ test("webhook deliveries show every attempt, and Replay re-sends the same event"
   await page.getByRole("link", { name: "Webhooks" }).click();
   const section = page.locator(`[data-webhook="${hook.id}"]`);
   await expect(section.textContent()).resolves.toContain(receiver.url());
+  // The operator sees both worlds; each endpoint says which one it belongs to.
+  expect(await section.locator("[data-env]").textContent()).toBe("sandbox");
   const row = section.locator("tr[data-delivery]").first();
   expect(await row.textContent()).toContain("succeeded");
   expect(await row.locator("li").allTextContents()).toEqual([expect.stringContaining("HTTP 500"), expect.stringContaining("HTTP 200")]);

@@ -5,12 +5,12 @@ import { getJob } from "../../jobs/store.ts";
 import { ApiError } from "../errors.ts";
 import { guard } from "../guard.ts";
 
-/** GET /v1/jobs/{id} — spec §4; other organisations' ids are not_found, never forbidden. */
+/** GET /v1/jobs/{id} — spec §4; ids of other organisations or of the other world are not_found, never forbidden. */
 export function getJobRoute(ctx: AppContext, request: Request, headers: Record<string, string | number>, id: string) {
   // Key and job read in one snapshot: one WAL read lock instead of one per statement.
   return readTx(ctx.db, () => {
     const principal = guard(ctx, request, headers);
-    const row = getJob(ctx.db, principal.orgId, id);
+    const row = getJob(ctx.db, principal, id);
     if (!row) throw new ApiError("not_found", `No job ${id}.`, "id");
     return presentJob(row, ctx.present);
   });

@@ -32,10 +32,10 @@ function listPage(ctx: AppContext, request: Request, headers: Record<string, str
   const q = parseOrThrow(ListQuerySchema, query, () => "invalid_parameter");
   let afterSeq: number | undefined;
   if (q.starting_after !== undefined) {
-    const cursor = getJob(ctx.db, principal.orgId, q.starting_after);
+    const cursor = getJob(ctx.db, principal, q.starting_after);
     if (!cursor) throw new ApiError("invalid_parameter", `starting_after: no job ${q.starting_after}.`, "starting_after");
     afterSeq = cursor.seq;
   }
-  const { rows, hasMore } = listJobs(ctx.db, principal.orgId, q.limit ?? 20, afterSeq);
+  const { rows, hasMore } = listJobs(ctx.db, principal, q.limit ?? 20, afterSeq);
   return { object: "list" as const, has_more: hasMore, data: rows.map((r) => presentJob(r, ctx.present)) };
 }

@@ -20,20 +20,20 @@ function codeFor(param: string): ErrorCode {
 export async function createWebhookRoute(ctx: AppContext, request: Request, headers: Headers) {
   const p = guard(ctx, request, headers);
   const body = parseOrThrow(WebhookCreateSchema, await readJsonObject(request), codeFor);
-  const { row, secret } = registerWebhook(ctx.webhooks, p.orgId, body.url, body.events);
+  const { row, secret } = registerWebhook(ctx.webhooks, p, body.url, body.events);
   return presentWebhook(row, secret);
 }
 
 /** GET /v1/webhooks — a list envelope; never includes secrets. */
 export function listWebhooksRoute(ctx: AppContext, request: Request, headers: Headers) {
   const p = guard(ctx, request, headers);
-  return { object: "list" as const, has_more: false, data: listWebhooks(ctx.db, p.orgId).map((w) => presentWebhook(w)) };
+  return { object: "list" as const, has_more: false, data: listWebhooks(ctx.db, p).map((w) => presentWebhook(w)) };
 }
 
 /** DELETE /v1/webhooks/{id} — 200 with a deletion marker; pending deliveries are abandoned. */
 export function deleteWebhookRoute(ctx: AppContext, request: Request, headers: Headers, id: string) {
   const p = guard(ctx, request, headers);
-  const hook = deleteWebhook(ctx.webhooks, p.orgId, id);
+  const hook = deleteWebhook(ctx.webhooks, p, id);
   return { id: hook.id, object: "webhook" as const, deleted: true };
 }
 
@@ -44,27 +44,27 @@ function deliveryView(ctx: AppContext, d: ReturnType<typeof getDelivery> & {}) {
 /** POST /v1/webhooks/{id}/test — 202 with the queued delivery. */
 export function testWebhookRoute(ctx: AppContext, request: Request, headers: Headers, id: string, requestId: string) {
   const p = guard(ctx, request, headers);
-  return deliveryView(ctx, sendTestEvent(ctx.webhooks, p.orgId, id, requestId));
+  return deliveryView(ctx, sendTestEvent(ctx.webhooks, p, id, requestId));
 }
 
 /** GET /v1/webhooks/{id}/deliveries — newest first, cursor pagination like jobs. */
 export function listDeliveriesRoute(ctx: AppContext, request: Request, headers: Headers, id: string) {
   const p = guard(ctx, request, headers);
-  const hook = getWebhook(ctx.db, p.orgId, id);
+  const hook = getWebhook(ctx.db, p, id);
   if (!hook) throw new ApiError("not_found", `No webhook ${id}.`, "id");
   const q = parseOrThrow(PageQuerySchema, Object.fromEntries(new URL(request.url).searchParams), () => "invalid_parameter");
   let afterSeq: number | undefined;
   if (q.starting_after !== undefined) {
-    const cursor = getDelivery(ctx.db, p.orgId, q.starting_after);
+    const cursor = getDelivery(ctx.db, p, q.starting_after);
     if (!cursor || cursor.webhookId !== id) throw new ApiError("invalid_parameter", `starting_after: no delivery ${q.starting_after}.`, "starting_after");
     afterSeq = cursor.seq;
   }
-  const { rows, hasMore } = listDeliveries(ctx.db, id, q.limit ?? 20, afterSeq);
+  const { rows, hasMore } = listDeliveries(ctx.db, p, id, q.limit ?? 20, afterSeq);
   return { object: "list" as const, has_more: hasMore, data: rows.map((d) => deliveryView(ctx, d)) };
 }
 
 /** POST /v1/webhooks/deliveries/{id}/replay — 202 with the new delivery (same event, same request_id). */
 export function replayDeliveryRoute(ctx: AppContext, request: Request, headers: Headers, id: string) {
   const p = guard(ctx, request, headers);
-  return deliveryView(ctx, replayDelivery(ctx.webhooks, p.orgId, id));
+  return deliveryView(ctx, replayDelivery(ctx.webhooks, p, id));
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CAPTION_STYLES } from "../../pipeline/captions.ts";
 import { SOURCE_TYPES } from "../../jobs/source-url.ts";
+import { BoundedUrlSchema, MAX_URL_LENGTH } from "./url.ts";
 import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../../pipeline/highlights.ts";
 
 // The highlight stage owns its option bounds; the API takes them without defaults, so options echo
@@ -30,7 +31,7 @@ export const JobOptionsSchema = z
 export const JobSourceSchema = z
   .object({
     type: z.enum(SOURCE_TYPES as [string, ...string[]]).describe("video_url or youtube_url"),
-    url: z.string().describe("HTTPS URL valid for the type"),
+    url: BoundedUrlSchema.describe(`HTTPS URL valid for the type, at most ${MAX_URL_LENGTH} characters`),
   })
   .strict();
 

@@ -12,6 +12,8 @@ export const WalletLotSchema = z.object({
 export const WalletSchema = z.object({
   object: z.literal("wallet"),
   currency: z.literal("usd"),
+  /** false for a sandbox key, whose wallet is always empty: sandbox jobs are free. */
+  livemode: z.boolean(),
   /** Remaining cents of unexpired lots. */
   balance_cents: z.number().int(),
   /** Cents reserved by in-flight live jobs outside the free tier. */

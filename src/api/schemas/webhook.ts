@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { EVENT_TYPES } from "../../webhooks/events.ts";
+import { BoundedUrlSchema, MAX_URL_LENGTH } from "./url.ts";
 
 export const WebhookCreateSchema = z
   .object({
-    url: z.string().describe("HTTPS endpoint (http and LAN addresses only where the operator allows them)"),
+    url: BoundedUrlSchema.describe(`HTTPS endpoint, at most ${MAX_URL_LENGTH} characters (http and LAN addresses only where the operator allows them)`),
     events: z.array(z.enum(EVENT_TYPES)).min(1, "events must name at least one of job.completed, job.failed"),
   })
   .strict();

@@ -9,6 +9,7 @@ import type { AppContext } from "../../context.ts";
 import { jobCharges } from "../../db/schema.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { listJobs } from "../../jobs/store.ts";
+import { ENVS } from "../../accounts/scope.ts";
 import { page } from "../html.ts";
 import { frame, type Flash, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage } from "./pages.ts";
 import { dashboardRouter, html, readForm, redirect } from "./router.ts";
@@ -141,7 +142,10 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
 
   // --- jobs ---
   view("/dashboard/jobs", (s, f) => {
-    const { rows } = listJobs(ctx.db, s.orgId, 100);
+    // Both worlds, newest first, each row labelled live or sandbox: the operator sees the whole organisation.
+    const rows = ENVS.flatMap((env) => listJobs(ctx.db, { orgId: s.orgId, env }, 100).rows)
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, 100);
     const charges = new Map(
       rows.length
         ? ctx.db.select().from(jobCharges).where(inArray(jobCharges.jobId, rows.map((r) => r.id))).all().map((c) => [c.jobId, c])
