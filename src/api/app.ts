@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
 import { shareFile, sharePage } from "../web/share.ts";
-import { ApiError, errorBody } from "./errors.ts";
+import { ApiError } from "./errors.ts";
 import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
@@ -33,6 +33,13 @@ function routeMiss(routes: Routes, request: Request): ApiError {
     });
   }
   return new ApiError("not_found", `No route ${request.method} ${path}.`);
+}
+
+/** The spec's error envelope: the one place an ApiError becomes an HTTP body. */
+export function errorBody(err: ApiError, requestId: string) {
+  return {
+    error: { type: err.type, code: err.code, message: err.message, param: err.param, request_id: requestId },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The one error table: every error code the service emits, its type and its HTTP status. API
- * responses, job error objects, docs/api.md and the OpenAPI document all read from here.
+ * The one error table: every error code the service emits, its type and its HTTP status (the spec's
+ * vocabulary). API responses, job error objects, docs/api.md and the OpenAPI document all read from
+ * here. The domain throws ApiError with a code; only src/api turns it into an HTTP response.
  */
 export type ErrorType =
   | "invalid_request_error"
@@ -78,10 +79,4 @@ export class ApiError extends Error {
   get type(): ErrorType {
     return ERRORS[this.code].type;
   }
-}
-
-export function errorBody(err: ApiError, requestId: string) {
-  return {
-    error: { type: err.type, code: err.code, message: err.message, param: err.param, request_id: requestId },
-  };
 }

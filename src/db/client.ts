@@ -1,12 +1,13 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { Db } from "./handle.ts";
 import { migrations } from "./migrations.ts";
 import { preparedOnce } from "./prepared.ts";
 import * as schema from "./schema.ts";
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+export type { Db };
 
 /**
  * Opens (creating if needed) the appliance database in WAL mode with full fsync on commit, so a

@@ -1,5 +1,5 @@
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "./client.ts";
+import type { Db } from "./handle.ts";
 
 /**
  * Memoises a prepared statement per database handle. Drizzle's own prepared queries still cost several times a

@@ -2,16 +2,11 @@ import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { JobRow } from "../db/schema.ts";
 import { log } from "../log.ts";
-import { PipelineError, runStages, type Stage } from "../pipeline/stage.ts";
-import type { StoredOutput } from "./output.ts";
+import { PipelineError, runStages, type LivePipeline } from "../pipeline/stage.ts";
 import type { Lease, LiveRunner } from "./scheduler.ts";
 import type { JobTransitions } from "./transitions.ts";
 
-export interface LivePipeline<S extends Record<string, unknown>> {
-  stages(job: JobRow): Stage<S>[];
-  initialState(job: JobRow): S;
-  output(state: S, job: JobRow): StoredOutput;
-}
+export type { LivePipeline };
 
 /**
  * Runs the live stages for a claimed job, reporting progress through the lease heartbeat, and makes

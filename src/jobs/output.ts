@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { ClipContent, Segment } from "../pipeline/types.ts";
 
 /**
@@ -27,6 +28,9 @@ export interface StoredOutput {
   /** What ran: engines and models, for the record (not part of the API's output). */
   engine?: Record<string, string>;
 }
+
+/** Where a job's rendered files ("job:NAME") live on disk. */
+export const jobOutputDir = (dataDir: string, jobId: string): string => join(dataDir, "jobs", jobId, "out");
 
 export type FileRef = { kind: "fixture" | "job"; name: string };
 

@@ -5,8 +5,8 @@
  */
 import { dirname, join } from "node:path";
 import { existsSync } from "node:fs";
+import type { Captured } from "../capture.ts";
 import { loadConfig } from "../config.ts";
-import type { MediaInfo } from "../pipeline/types.ts";
 import { runWasm } from "./ffmpeg-wasm.ts";
 
 export interface FfmpegBinaries {
@@ -44,11 +44,8 @@ export function requireNativeFfmpeg(): FfmpegBinaries {
   return b;
 }
 
-export interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+/** A finished tool run: the same shape as any captured command, native or WebAssembly. */
+export type RunResult = Captured;
 
 export interface RunOptions {
   allowFailure?: boolean;

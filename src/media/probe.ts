@@ -1,4 +1,4 @@
-import type { MediaInfo } from "../pipeline/types.ts";
+import type { MediaInfo } from "./media-info.ts";
 import { ffprobeJson, type ProbeResult } from "./ffmpeg.ts";
 
 export class MediaProbeError extends Error {

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Embedder } from "./embedder.ts";
+import type { Embedder } from "./embedding.ts";
 
 interface BertConfig {
   hidden_size: number;

@@ -6,16 +6,9 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { Embedder } from "./embedding.ts";
 
-export interface Embedder {
-  /** Model name as in models/manifest.json. */
-  readonly model: string;
-  readonly dimensions: number;
-  /** One L2-normalised vector per text, in order. */
-  embed(texts: string[]): Promise<Float32Array[]>;
-  /** Releases worker threads, if any. */
-  close?(): void;
-}
+export type { Embedder };
 
 export const DEFAULT_EMBEDDING_MODEL = "all-minilm-l6-v2";
 const REQUIRED_FILES = ["model.safetensors", "tokenizer.json", "config.json"] as const;

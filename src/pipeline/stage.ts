@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JobErrorCode } from "../api/errors.ts";
+import type { JobRow } from "../db/schema.ts";
+import type { StoredOutput } from "../jobs/output.ts";
 
 /**
  * The pipeline is a list of stages behind one interface. Each stage reads what earlier stages left in
@@ -22,6 +24,13 @@ export interface Stage<S = Record<string, unknown>> {
   /** Relative share of the whole pipeline's time, for the progress percentage. */
   weight: number;
   run(ctx: StageContext<S>): Promise<void>;
+}
+
+/** A whole pipeline as the job runner drives it: a job's stages, the state they start from, what it stores. */
+export interface LivePipeline<S extends Record<string, unknown>> {
+  stages(job: JobRow): Stage<S>[];
+  initialState(job: JobRow): S;
+  output(state: S, job: JobRow): StoredOutput;
 }
 
 /** A failure with the job error code it maps to. Anything else thrown becomes analysis_failed. */

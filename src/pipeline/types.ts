@@ -33,16 +33,8 @@ export interface Transcript {
   engine?: string;
 }
 
-/** Probe result of a local media file. */
-export interface MediaInfo {
-  path: string;
-  durationSeconds: number;
-  hasVideo: boolean;
-  hasAudio: boolean;
-  width?: number;
-  height?: number;
-  fps?: number;
-}
+// The probe's result is the media adapter's type; the pipeline passes it along as its source.
+export type { MediaInfo } from "../media/media-info.ts";
 
 /** What describes a clip's content and place, wherever a clip is described (plan, stored output, fixtures). */
 export type ClipContent = Pick<ClipPlan, "category" | "hook" | "pull_quote" | "start_time" | "end_time" | "transcript_text">;

@@ -1,14 +1,12 @@
 import { join } from "node:path";
 import type { AppContext } from "../context.ts";
-import { parseFileRef, outputFiles, type StoredOutput } from "../jobs/output.ts";
+import { jobOutputDir, parseFileRef, outputFiles, type StoredOutput } from "../jobs/output.ts";
 import { shareTokenHash } from "../jobs/share.ts";
 import { getJobByShareHash } from "../jobs/store.ts";
 import { fixturePath } from "../sandbox/fixtures.ts";
 import { esc, fmtTime, page } from "./html.ts";
 import { serveFile } from "./files.ts";
 
-/** Where a job's rendered files live on disk. */
-export const jobOutputDir = (dataDir: string, jobId: string): string => join(dataDir, "jobs", jobId, "out");
 
 function findShared(ctx: AppContext, token: string) {
   if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return undefined;
