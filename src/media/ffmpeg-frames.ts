@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffmpeg, findNativeFfmpeg } from "./ffmpeg.ts";
+import { ffmpeg, findNativeFfmpeg, mediaInput } from "./ffmpeg.ts";
 
 export interface SampledFrame {
   /** Source time in seconds. */
@@ -35,7 +35,7 @@ export async function* sampleFrames(path: string, o: SampleOptions): AsyncGenera
   // sample then lands on the nearest earlier I/P frame (a few frames off at most, which face
   // tracking at a few samples per second does not notice).
   const decode = ["-loglevel", "error", "-skip_frame", "bidir", "-skip_loop_filter", "all",
-    "-ss", o.start.toFixed(3), "-t", o.duration.toFixed(3), "-i", path,
+    "-ss", o.start.toFixed(3), "-t", o.duration.toFixed(3), ...mediaInput(path),
     "-vf", `fps=${o.fps},scale=${width}:${height}`, "-f", "rawvideo", "-pix_fmt", "rgb24"];
   const native = findNativeFfmpeg();
   if (!native) {

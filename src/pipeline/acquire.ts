@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { extname, join } from "node:path";
+import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { DownloadError, downloadToFile } from "../media/download.ts";
 import { MediaProbeError, probeMedia } from "../media/probe.ts";
@@ -7,10 +7,14 @@ import { downloadYoutube, YoutubeError } from "../media/youtube.ts";
 import { PipelineError } from "./stage.ts";
 import type { MediaInfo } from "./types.ts";
 
+/** The downloaded source's name inside the job's source folder. */
+export const SOURCE_FILE = "source.media";
+
 /**
  * Acquisition: the source URL becomes a probed local file. video_url goes through the SSRF-safe
  * downloader; youtube_url through yt-dlp; "file" (the CLI's `process`) is already local. Either way
- * ffmpeg only ever reads a local file.
+ * ffmpeg only ever reads a local file, and only as one of the accepted containers (mediaInput): the
+ * probe below refuses playlists, lists and anything else that would make ffmpeg open other files.
  */
 export async function acquire(
   source: { type: string; url: string },
@@ -35,8 +39,8 @@ export async function acquire(
       throw new PipelineError("youtube_ingestion_failed", (err as Error).message);
     }
   } else {
-    const ext = (extname(new URL(source.url).pathname).toLowerCase().match(/^\.[a-z0-9]{2,4}$/)?.[0]) ?? ".media";
-    path = join(dir, `source${ext}`);
+    // Named by the appliance, never by the URL: the extension must not steer ffmpeg's demuxer choice.
+    path = join(dir, SOURCE_FILE);
     try {
       await downloadToFile(source.url, path, {
         policy: { allowPrivateNetwork: config.allowPrivateNetwork, allowHttp: config.allowHttp },
