@@ -103,7 +103,11 @@ export interface FfmpegOptions {
  * demuxer names; "mov" covers mp4/m4a/3gp, "matroska" covers webm, "aac" is ADTS. MOV's external
  * data references (dref) stay off, as they are by default.
  */
-export const MEDIA_DEMUXERS = ["mov", "matroska", "mp3", "wav", "w64", "flac", "ogg", "aac", "aiff", "caf", "avi", "flv", "asf", "mpegts"] as const;
+export const MEDIA_CONTAINERS = {
+  mov: "MP4/MOV/M4A/3GP", matroska: "Matroska/WebM", mp3: "MP3", wav: "WAV", w64: "Wave64", flac: "FLAC", ogg: "Ogg",
+  aac: "AAC (ADTS)", aiff: "AIFF", caf: "CAF", avi: "AVI", flv: "FLV", asf: "ASF/WMA/WMV", mpegts: "MPEG-TS",
+} as const;
+export const MEDIA_DEMUXERS = Object.keys(MEDIA_CONTAINERS) as Array<keyof typeof MEDIA_CONTAINERS>;
 
 /**
  * Input arguments for one media file: only the file protocol, only the container demuxers above,

@@ -2,13 +2,16 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { DownloadError, downloadToFile } from "../media/download.ts";
-import { MediaProbeError, probeMedia } from "../media/probe.ts";
+import { MEDIA_CONTAINERS } from "../media/ffmpeg.ts";
+import { MediaProbeError, NoAudioStreamError, probeMedia } from "../media/probe.ts";
 import { downloadYoutube, YoutubeError } from "../media/youtube.ts";
 import { PipelineError } from "./stage.ts";
 import type { MediaInfo } from "./types.ts";
 
 /** The downloaded source's name inside the job's source folder. */
 export const SOURCE_FILE = "source.media";
+
+const NOT_MEDIA = `the media is not audio or video in an accepted container (${Object.values(MEDIA_CONTAINERS).join(", ")}); playlists, concat lists and other files that refer to further files are refused`;
 
 /**
  * Acquisition: the source URL becomes a probed local file. video_url goes through the SSRF-safe
@@ -36,7 +39,7 @@ export async function acquire(
         signal: opts.signal,
       });
     } catch (err) {
-      throw new PipelineError("youtube_ingestion_failed", (err as Error).message);
+      throw new PipelineError("youtube_ingestion_failed", (err as Error).message, { cause: err });
     }
   } else {
     // Named by the appliance, never by the URL: the extension must not steer ffmpeg's demuxer choice.
@@ -49,7 +52,7 @@ export async function acquire(
         onProgress: (bytes, total) => total && opts.onProgress?.(bytes / total),
       });
     } catch (err) {
-      if (err instanceof DownloadError) throw new PipelineError("media_fetch_failed", (err as Error).message);
+      if (err instanceof DownloadError) throw new PipelineError("media_fetch_failed", (err as Error).message, { cause: err });
       throw err;
     }
   }
@@ -57,7 +60,8 @@ export async function acquire(
   try {
     info = await probeMedia(path, { requireAudio: true });
   } catch (err) {
-    if (err instanceof MediaProbeError) throw new PipelineError("media_fetch_failed", err.message);
+    if (err instanceof NoAudioStreamError) throw new PipelineError("media_fetch_failed", "the media has no audio stream: there is nothing to transcribe", { cause: err });
+    if (err instanceof MediaProbeError) throw new PipelineError("media_fetch_failed", NOT_MEDIA, { cause: err });
     throw err;
   }
   if (info.durationSeconds > config.maxMediaSeconds) {

@@ -18,17 +18,20 @@ let victim: string;
 
 beforeAll(async () => {
   app = await startAppliance({ env: LAN });
-  // Where another organisation's job keeps its download (MPEG-TS: what HLS segments normally are).
+  // Where another organisation's job keeps its download. Before this fix downloads were named by
+  // the URL's extension, and data folders keep those: an MPEG-TS "source.ts" is a segment HLS
+  // reads without complaint (today's "source.media" would be refused by HLS's extension check alone).
   const victimDir = join(app.dataDir, "jobs", "job_victim0000000000000000", "source");
   mkdirSync(victimDir, { recursive: true });
-  victim = join(victimDir, "source.media");
+  victim = join(victimDir, "source.ts");
   const ff = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-t", "4", "-i", join(SHARED_MEDIA, "jfk.wav"), "-c:a", "aac", "-f", "mpegts", victim]);
   expect(ff.exitCode).toBe(0);
   served = mkdtempSync(join(tmpdir(), "clipyard-served-"));
   writeFileSync(join(served, "episode.m3u8"), `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:5\n#EXTINF:4.0,\nfile://${victim}\n#EXT-X-ENDLIST\n`);
   writeFileSync(join(served, "episode.mp4"), `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:5\n#EXTINF:4.0,\nfile://${victim}\n#EXT-X-ENDLIST\n`);
-  // Relative to the job's own source folder (jobs/<id>/source/), as a concat list would have to be.
-  writeFileSync(join(served, "episode.ffconcat"), `ffconcat version 1.0\nfile '../../job_victim0000000000000000/source/source.media'\n`);
+  // Relative to the job's own source folder (jobs/<id>/source/). ffmpeg's own safe mode refuses
+  // this path today; the container allowlist must not depend on that.
+  writeFileSync(join(served, "episode.ffconcat"), `ffconcat version 1.0\nfile '../../job_victim0000000000000000/source/source.ts'\n`);
   media = startMediaServer(served);
 });
 
