@@ -7,6 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import { existsSync } from "node:fs";
 import { loadConfig } from "../config.ts";
 import type { MediaInfo } from "../pipeline/types.ts";
+import { diesWithAppliance } from "../children.ts";
 import { runWasm } from "./ffmpeg-wasm.ts";
 
 export interface FfmpegBinaries {
@@ -58,7 +59,7 @@ export interface RunOptions {
 
 /** Runs a binary to completion, capturing both streams; throws with the stderr tail on failure. */
 export async function runTool(bin: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  const proc = Bun.spawn([bin, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn(diesWithAppliance([bin, ...args]), { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([
     opts.onStdoutLine ? readLines(proc.stdout, opts.onStdoutLine) : new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),

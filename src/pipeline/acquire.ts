@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import { DownloadError, downloadToFile } from "../media/download.ts";
 import { MEDIA_CONTAINERS } from "../media/ffmpeg.ts";
 import { MediaProbeError, NoAudioStreamError, probeMedia } from "../media/probe.ts";
-import { downloadYoutube, YoutubeError } from "../media/youtube.ts";
+import { downloadYoutube } from "../media/youtube.ts";
 import { PipelineError } from "./stage.ts";
 import type { MediaInfo } from "./types.ts";
 

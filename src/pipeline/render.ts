@@ -3,10 +3,11 @@
  * captions and loudness normalisation in a single encode. The framing and filter-graph choices are
  * pure functions (render-graph.ts); this module runs ffmpeg.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ffmpeg, fontFile, mediaInput } from "../media/ffmpeg.ts";
+import { scratchDir } from "../scratch.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { decodeWindow } from "../media/decode-audio.ts";
@@ -105,7 +106,7 @@ export async function renderClipFormats(
   const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
   const engine = await detectEngine();
   const enc = videoEncoderArgs(engine.encoder, q);
-  const work = await mkdtemp(join(tmpdir(), "clipyard-render-"));
+  const work = await scratchDir("render");
   try {
     const window = { start: req.start, duration };
     // Audio and video are made side by side and joined at the end: the loudness passes (meter,

@@ -3,10 +3,10 @@
  * crossfades. planTrailer is pure (which sentences, in which order); renderTrailer renders each
  * segment with the clip renderer (captions, loudness) and joins them.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ffmpeg, ffprobeJson, mediaInput } from "../media/ffmpeg.ts";
+import { scratchDir } from "../scratch.ts";
 import { probeMedia } from "../media/probe.ts";
 import { detectEngine, videoEncoderArgs } from "../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
@@ -123,7 +123,7 @@ export interface TrailerRequest {
 export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number }> {
   const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
   const xf = req.crossfadeSeconds ?? DEFAULT_TRAILER.crossfadeSeconds;
-  const work = await mkdtemp(join(tmpdir(), "clipyard-trailer-"));
+  const work = await scratchDir("trailer");
   try {
     const parts: string[] = [];
     for (const [i, s] of req.segments.entries()) {

@@ -1,5 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import { decodeToSpeechWav } from "../media/decode-audio.ts";
 import { parseWav } from "../media/wav.ts";
@@ -8,6 +8,7 @@ import { findModel } from "../models/manifest.ts";
 import { runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
 import { assertModelIntact, resolveModel } from "../models/store.ts";
 import { log } from "../log.ts";
+import { scratchDirSync } from "../scratch.ts";
 import { diarizeWords, speakerTimeline } from "./diarize.ts";
 import { detectSpeakerNames } from "./diarize-names.ts";
 import { segmentsFromWords } from "./transcribe-segments.ts";
@@ -82,7 +83,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
   }
 
   await probeMedia(path, { requireAudio: true });
-  const work = mkdtempSync(join(tmpdir(), "clipyard-asr-"));
+  const work = scratchDirSync("asr");
   try {
     const wav = join(work, "speech.wav");
     let t0 = performance.now();
