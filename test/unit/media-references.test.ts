@@ -3,8 +3,8 @@
  * as media: their demuxers follow the references, which would read files the appliance holds for
  * other organisations. Each case below is a reference file pointing at a real local recording.
  */
-import { beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
@@ -22,6 +22,8 @@ beforeAll(() => {
   const ff = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-t", "3", "-i", join(SHARED_MEDIA, "jfk.wav"), "-c:a", "aac", "-f", "mpegts", secret]);
   expect(ff.exitCode).toBe(0);
 });
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const hls = (segment: string) => `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXTINF:3.0,\n${segment}\n#EXT-X-ENDLIST\n`;
 
