@@ -17,11 +17,16 @@ export function publicFailure(err: unknown, config: Pick<Config, "dataDir" | "mo
   return { code: err.code, message: withoutLocalPaths(err.message, [config.dataDir, config.modelsDir, tmpdir(), ROOT_DIR]) };
 }
 
-/** Replaces any path under one of `roots` (longest root first) with a neutral word. */
+/**
+ * Replaces any path under one of `roots` (longest root first) with a neutral phrase. A root counts
+ * only where a path can start (after a space, quote, bracket, "=", ":" or "file://"), so the path
+ * part of the customer's own URL (https://host/tmp/ep.mp4) is left alone.
+ */
 export function withoutLocalPaths(text: string, roots: string[]): string {
   let out = text;
   for (const root of [...new Set(roots)].filter((r) => r.length > 1).sort((a, b) => b.length - a.length)) {
-    out = out.split(root).map((part, i) => (i === 0 ? part : part.replace(/^[^\s'"`,;)]*/, ""))).join("(a local file)");
+    const escaped = root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(`(^|[\\s'"\`(=:]|file://)${escaped}(?=$|/|[\\s'"\`,;)])[^\\s'"\`,;)]*`, "g"), "$1(a local file)");
   }
   return out;
 }
