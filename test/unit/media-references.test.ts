@@ -34,6 +34,7 @@ const cases: Array<[string, string, () => string]> = [
   ["an HLS playlist under the appliance's own download name", "source.media", () => hls("secret.ts")],
   ["an ffconcat list", "list.ffconcat", () => `ffconcat version 1.0\nfile 'secret.ts'\n`],
   ["an ffconcat list named like audio", "episode.m4a", () => `ffconcat version 1.0\nfile 'secret.ts'\n`],
+  ["a DASH manifest", "episode.mpd", () => `<?xml version="1.0"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT3S" minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011"><Period><AdaptationSet mimeType="audio/mp2t"><Representation id="a" bandwidth="64000"><BaseURL>file://${secret}</BaseURL></Representation></AdaptationSet></Period></MPD>\n`],
   ["an SDP session description", "session.sdp", () => "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nt=0 0\nm=audio 5004 RTP/AVP 0\n"],
 ];
 
