@@ -12,7 +12,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { loadFaceDetector } from "../../src/models/face-detector.ts";
 import { planSpeakerCrop } from "../../src/pipeline/crop.ts";
@@ -29,7 +29,7 @@ const TURN = 5;
 async function composition(dir: string, kind: "still" | "moving"): Promise<MediaInfo> {
   const pair = await talkingHeadsPair(join(dir, `pair-${kind}.mp4`), { turn: TURN, pan: kind === "moving", crf: 18 });
   const long = join(dir, `source-${kind}.mp4`);
-  await ffmpeg(["-y", "-stream_loop", String(Math.ceil(SECONDS / (2 * TURN))), "-i", pair, "-c", "copy", "-t", String(SECONDS), long]);
+  await ffmpeg(["-y", "-stream_loop", String(Math.ceil(SECONDS / (2 * TURN))), ...mediaInput(pair), "-c", "copy", "-t", String(SECONDS), long]);
   return probeMedia(long);
 }
 

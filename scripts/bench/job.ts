@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import type { JobRow } from "../../src/db/schema.ts";
 import { setLogLevel } from "../../src/log.ts";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { livePipeline } from "../../src/pipeline/live.ts";
 import { runStages } from "../../src/pipeline/stage.ts";
 import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
@@ -31,7 +31,7 @@ export async function benchJob(minutes: number, trailer = false): Promise<JobBen
   try {
     const source = join(work, "episode.wav");
     const loops = Math.ceil((minutes * 60) / 30);
-    await ffmpeg(["-y", "-stream_loop", String(loops - 1), "-i", join(SHARED_MEDIA, "two_speakers_call.wav"), "-t", String(minutes * 60), source]);
+    await ffmpeg(["-y", "-stream_loop", String(loops - 1), ...mediaInput(join(SHARED_MEDIA, "two_speakers_call.wav")), "-t", String(minutes * 60), source]);
     const job = { id: "job_bench", sourceType: "file", sourceUrl: source, options: JSON.stringify(trailer ? { include_trailer: true } : {}) } as JobRow;
     const pipeline = livePipeline(loadConfig(), { outDir: () => join(work, "out") });
     const started = new Map<string, number>();

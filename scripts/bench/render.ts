@@ -19,7 +19,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
 import { renderClip, renderClipFormats, DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render.ts";
@@ -43,9 +43,9 @@ if (!process.env.CLIPYARD_LOG_LEVEL) setLogLevel("warn");
 async function buildSource(dir: string): Promise<{ video: MediaInfo; audio: MediaInfo; words: Word[] }> {
   const pair = await talkingHeadsPair(join(dir, "pair.mp4"), { crf: 18 });
   const long = join(dir, "source.mp4");
-  await ffmpeg(["-y", "-stream_loop", "5", "-i", pair, "-c", "copy", "-t", "60", long]);
+  await ffmpeg(["-y", "-stream_loop", "5", ...mediaInput(pair), "-c", "copy", "-t", "60", long]);
   const wav = join(dir, "source.wav");
-  await ffmpeg(["-y", "-i", long, "-vn", "-c:a", "pcm_s16le", wav]);
+  await ffmpeg(["-y", ...mediaInput(long), "-vn", "-c:a", "pcm_s16le", wav]);
   const words: Word[] = [];
   for (let t = 0.2; t < 60; t += 0.42) {
     words.push({ word: "word", start: t, end: t + 0.35, speaker: Math.floor(t / 5) % 2 === 0 ? "Speaker 1" : "Speaker 2" });
@@ -63,8 +63,8 @@ async function plainReencode(source: MediaInfo, format: ClipFormat, out: string,
   const enc = videoEncoderArgs(engine.encoder, DEFAULT_RENDER_QUALITY);
   const vf = source.hasVideo ? framingFilter({ source, format, crop, clipStart: START }) : null;
   const input = source.hasVideo
-    ? ["-ss", String(START), "-t", String(SECONDS), "-i", source.path]
-    : ["-f", "lavfi", "-i", `color=c=black:s=${W}x${H}:r=25`, "-ss", String(START), "-t", String(SECONDS), "-i", source.path];
+    ? ["-ss", String(START), "-t", String(SECONDS), ...mediaInput(source.path)]
+    : ["-f", "lavfi", "-i", `color=c=black:s=${W}x${H}:r=25`, "-ss", String(START), "-t", String(SECONDS), ...mediaInput(source.path)];
   await ffmpeg([
     "-y", ...enc.inputArgs, ...input,
     ...(vf ? ["-vf", `${vf}${enc.filterSuffix}`] : ["-map", "0:v", "-map", "1:a", "-vf", `null${enc.filterSuffix}`]),

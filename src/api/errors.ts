@@ -48,7 +48,7 @@ export const ERRORS = {
   internal_error: { type: "api_error", status: 500, description: "unexpected server error" },
   // Codes that appear only as error.code of a failed job.
   youtube_ingestion_failed: { type: "invalid_request_error", status: null, description: "video download failed; job ends failed; no charge" },
-  media_fetch_failed: { type: "invalid_request_error", status: null, description: "video_url download failed or was refused (size, duration, address, no audio); no charge" },
+  media_fetch_failed: { type: "invalid_request_error", status: null, description: "video_url download failed or was refused (size, duration, address, not an accepted media container, no audio); no charge" },
   analysis_failed: { type: "pipeline_error", status: null, description: "transcription or clip selection errored; no charge" },
   no_clips_to_render: { type: "pipeline_error", status: null, description: "zero clip candidates; no charge" },
   all_renders_failed: { type: "pipeline_error", status: null, description: "every approved clip render failed; no charge" },

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { JobOptionsSchema } from "../api/schemas/job.ts";
 import { loadConfig } from "../config.ts";
+import { sweepDeadScratch } from "../scratch.ts";
 import type { JobRow } from "../db/schema.ts";
 import { parseFileRef } from "../jobs/output.ts";
 import { livePipeline } from "../pipeline/live.ts";
@@ -46,6 +47,7 @@ export default async function processCommand(argv: string[]): Promise<number> {
   const work = join(out, ".clipyard-work");
   mkdirSync(work, { recursive: true });
   const config = loadConfig();
+  sweepDeadScratch();
   const job = {
     id: "job_local",
     sourceType: "file",

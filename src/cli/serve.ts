@@ -1,11 +1,14 @@
 import { buildAppliance } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import { log, setLogLevel } from "../log.ts";
+import { sweepDeadScratch } from "../scratch.ts";
 
 /** `clipyard serve`: the HTTP API, scheduler and workers in one process. */
 export default async function serve(_argv: string[]): Promise<number> {
   const config = loadConfig();
   setLogLevel(config.logLevel);
+  // A previous run killed mid-job (kill -9, power loss) never removed its work folders.
+  sweepDeadScratch();
   const { api, scheduler, deliveries, ctx } = buildAppliance(config);
   api.listen({ hostname: config.host, port: config.port });
   scheduler.start();

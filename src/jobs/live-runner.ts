@@ -2,7 +2,8 @@ import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { JobRow } from "../db/schema.ts";
 import { log } from "../log.ts";
-import { PipelineError, runStages, type LivePipeline } from "../pipeline/stage.ts";
+import { runStages, type LivePipeline } from "../pipeline/stage.ts";
+import { failureDetail, publicFailure } from "./failure.ts";
 import type { Lease, LiveRunner } from "./scheduler.ts";
 import type { JobTransitions } from "./transitions.ts";
 
@@ -36,9 +37,8 @@ export class StagedLiveRunner<S extends Record<string, unknown>> implements Live
         log.info("job run stopped", { job: job.id, reason: String(lease.signal.reason) });
         return;
       }
-      const code = err instanceof PipelineError ? err.code : "analysis_failed";
-      const message = err instanceof Error ? err.message : String(err);
-      log.warn("job failed", { job: job.id, code, message });
+      const { code, message } = publicFailure(err, this.config);
+      log.warn("job failed", { job: job.id, code, message, detail: failureDetail(err) });
       this.transitions.fail(job.id, code, message, guard);
       return;
     }

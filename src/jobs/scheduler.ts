@@ -3,6 +3,7 @@ import type { Db } from "../db/client.ts";
 import type { JobRow } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { log } from "../log.ts";
+import { failureDetail, INTERNAL_FAILURE } from "./failure.ts";
 import type { SandboxRunner } from "./sandbox-runner.ts";
 import { claimNextQueued, dueUnleasedProcessing, extendLease, nextWakeAt, releaseLeases, requeueExpiredLeases } from "./store.ts";
 import type { JobTransitions } from "./transitions.ts";
@@ -81,8 +82,8 @@ export class Scheduler {
     try {
       step();
     } catch (err) {
-      log.error("job step failed", { job: job.id, error: String(err) });
-      this.transitions.fail(job.id, "analysis_failed", `Internal error: ${(err as Error).message}`, { from: ["queued", "processing"] });
+      log.error("job step failed", { job: job.id, detail: failureDetail(err) });
+      this.transitions.fail(job.id, "analysis_failed", INTERNAL_FAILURE, { from: ["queued", "processing"] });
     }
   }
 

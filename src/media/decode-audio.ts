@@ -1,4 +1,4 @@
-import { ffmpeg } from "./ffmpeg.ts";
+import { ffmpeg, mediaInput } from "./ffmpeg.ts";
 import { MediaProbeError } from "./probe.ts";
 import { readWav, type Pcm } from "./wav.ts";
 
@@ -10,7 +10,7 @@ const monoWav = (sampleRate: number) => ["-map", "0:a:0", "-vn", "-ac", "1", "-a
  * speech models take), with the engine in use (native, or the embedded WebAssembly ffmpeg).
  */
 export async function decodeToSpeechWav(input: string, output: string): Promise<void> {
-  const r = await ffmpeg(["-v", "error", "-y", "-i", input, ...monoWav(16000), output], { allowFailure: true });
+  const r = await ffmpeg(["-v", "error", "-y", ...mediaInput(input), ...monoWav(16000), output], { allowFailure: true });
   if (r.code !== 0) throw new MediaProbeError(`ffmpeg could not decode the audio of ${input}: ${r.stderr.trim().split("\n").pop() || `exit ${r.code}`}`);
 }
 
@@ -20,7 +20,7 @@ export async function decodeToSpeechWav(input: string, output: string): Promise<
  */
 export async function decodeWindow(input: string, window: { start: number; duration: number }, wavPath: string, sampleRate: number): Promise<Pcm> {
   await ffmpeg([
-    "-v", "error", "-y", "-ss", window.start.toFixed(3), "-t", window.duration.toFixed(3), "-i", input, ...monoWav(sampleRate), wavPath,
+    "-v", "error", "-y", "-ss", window.start.toFixed(3), "-t", window.duration.toFixed(3), ...mediaInput(input), ...monoWav(sampleRate), wavPath,
   ]);
   return readWav(wavPath);
 }

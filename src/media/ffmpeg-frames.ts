@@ -2,10 +2,11 @@
  * Decodes a window of a video as small RGB frames at a fixed sampling rate, streamed so a long
  * window never sits in memory at once.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ffmpeg, findNativeFfmpeg } from "./ffmpeg.ts";
+import { diesWithAppliance } from "../children.ts";
+import { scratchDir } from "../scratch.ts";
+import { ffmpeg, findNativeFfmpeg, mediaInput } from "./ffmpeg.ts";
 
 export interface SampledFrame {
   /** Source time in seconds. */
@@ -35,12 +36,12 @@ export async function* sampleFrames(path: string, o: SampleOptions): AsyncGenera
   // sample then lands on the nearest earlier I/P frame (a few frames off at most, which face
   // tracking at a few samples per second does not notice).
   const decode = ["-loglevel", "error", "-skip_frame", "bidir", "-skip_loop_filter", "all",
-    "-ss", o.start.toFixed(3), "-t", o.duration.toFixed(3), "-i", path,
+    "-ss", o.start.toFixed(3), "-t", o.duration.toFixed(3), ...mediaInput(path),
     "-vf", `fps=${o.fps},scale=${width}:${height}`, "-f", "rawvideo", "-pix_fmt", "rgb24"];
   const native = findNativeFfmpeg();
   if (!native) {
     // The wasm engine cannot pipe: decode to a temporary file and slice it.
-    const dir = await mkdtemp(join(tmpdir(), "clipyard-frames-"));
+    const dir = await scratchDir("frames");
     try {
       await ffmpeg(["-y", ...decode, join(dir, "frames.rgb")]);
       const all = new Uint8Array(await Bun.file(join(dir, "frames.rgb")).arrayBuffer());
@@ -53,7 +54,7 @@ export async function* sampleFrames(path: string, o: SampleOptions): AsyncGenera
     return;
   }
   const proc = Bun.spawn(
-    [native.ffmpeg, "-hide_banner", "-nostdin", ...decode, "-"],
+    diesWithAppliance([native.ffmpeg, "-hide_banner", "-nostdin", ...decode, "-"]),
     { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
   );
   let pending = new Uint8Array(0);

@@ -4,7 +4,7 @@
  */
 import { rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { ffmpeg } from "./ffmpeg.ts";
+import { ffmpeg, mediaInput } from "./ffmpeg.ts";
 import { log } from "../log.ts";
 
 export interface LoudnessTarget {
@@ -164,7 +164,7 @@ export async function normalizeAudio(input: string, window: Window, out: string,
     let got: Ebur128Summary | undefined;
     for (let attempt = 0; attempt < 4; attempt++) {
       await ffmpeg([
-        "-y", "-i", band, "-af", plan.filter,
+        "-y", ...mediaInput(band), "-af", plan.filter,
         "-c:a", "aac", "-b:a", `${enc.bitrateKbps}k`, "-ar", "48000", "-ac", String(enc.channels), "-f", "mp4", out,
       ]);
       got = await meterEbur128(out);
@@ -194,7 +194,7 @@ export async function meterEbur128(input: string, o: { window?: Window; preFilte
   const meter = `ebur128=framelog=verbose${o.truePeak === false ? "" : ":peak=true"}`;
   const af = [o.preFilter, meter].filter(Boolean).join(",");
   const sink = o.output ? [...FLOAT_WAV, o.output] : ["-f", "null", "-"];
-  const { stderr } = await ffmpeg([...(o.output ? ["-y"] : []), ...windowArgs(o.window ?? {}), "-i", input, "-vn", "-sn", "-af", af, ...sink]);
+  const { stderr } = await ffmpeg([...(o.output ? ["-y"] : []), ...windowArgs(o.window ?? {}), ...mediaInput(input), "-vn", "-sn", "-af", af, ...sink]);
   const summary = stderr.slice(stderr.lastIndexOf("Summary:"));
   const pick = (re: RegExp) => {
     const m = summary.match(re);

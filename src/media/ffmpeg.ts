@@ -3,10 +3,11 @@
  * WebAssembly core when there are none), running them with captured stderr, and probing media.
  * No pipeline decisions live here.
  */
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { existsSync } from "node:fs";
 import type { Captured } from "../capture.ts";
 import { loadConfig } from "../config.ts";
+import { diesWithAppliance } from "../children.ts";
 import { runWasm } from "./ffmpeg-wasm.ts";
 
 export interface FfmpegBinaries {
@@ -55,7 +56,7 @@ export interface RunOptions {
 
 /** Runs a binary to completion, capturing both streams; throws with the stderr tail on failure. */
 export async function runTool(bin: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  const proc = Bun.spawn([bin, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn(diesWithAppliance([bin, ...args]), { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([
     opts.onStdoutLine ? readLines(proc.stdout, opts.onStdoutLine) : new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -92,8 +93,49 @@ export interface FfmpegOptions {
   onProgress?: (outSeconds: number) => void;
 }
 
+/**
+ * The demuxers ffmpeg may open a file with: real media containers only. Playlists and lists (HLS,
+ * DASH, concat/ffconcat, SDP/RTP, image sequences, tee...) name other files or URLs and their
+ * demuxers follow those references, so an uploaded "video" that is really a playlist could read any
+ * file the appliance can (another organisation's source) or reach the network. Names are ffmpeg's
+ * demuxer names; "mov" covers mp4/m4a/3gp, "matroska" covers webm, "aac" is ADTS. MOV's external
+ * data references (dref) stay off, as they are by default.
+ */
+export const MEDIA_CONTAINERS = {
+  mov: "MP4/MOV/M4A/3GP", matroska: "Matroska/WebM", mp3: "MP3", wav: "WAV", w64: "Wave64", flac: "FLAC", ogg: "Ogg",
+  aac: "AAC (ADTS)", aiff: "AIFF", caf: "CAF", avi: "AVI", flv: "FLV", asf: "ASF/WMA/WMV", mpegts: "MPEG-TS",
+} as const;
+export const MEDIA_DEMUXERS = Object.keys(MEDIA_CONTAINERS) as Array<keyof typeof MEDIA_CONTAINERS>;
+
+/**
+ * Input arguments for one media file: only the file protocol, only the container demuxers above,
+ * and an absolute path so the name can never be read as a protocol URL ("http:", "concat:"...).
+ */
+export function mediaInput(path: string): string[] {
+  return [...MEDIA_INPUT_OPTIONS, "-i", resolve(path)];
+}
+
+const MEDIA_INPUT_OPTIONS = ["-protocol_whitelist", "file", "-format_whitelist", MEDIA_DEMUXERS.join(",")];
+
+/**
+ * Every input must either come through mediaInput() or name its format itself (`-f lavfi` sources
+ * the appliance generates): a plain `-i` lets ffmpeg pick any demuxer from the content.
+ */
+export function assertInputsConfined(args: string[]): void {
+  let from = 0;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== "-i") continue;
+    const options = args.slice(from, i);
+    if (!options.includes("-format_whitelist") && !options.includes("-f")) {
+      throw new Error(`ffmpeg input ${args[i + 1]} opened without mediaInput(): any demuxer could read it`);
+    }
+    from = i + 2;
+  }
+}
+
 /** Runs ffmpeg with the engine in use: the native binary, else the embedded WebAssembly core. */
 export async function ffmpeg(args: string[], opts: FfmpegOptions = {}): Promise<RunResult> {
+  assertInputsConfined(args);
   const native = findNativeFfmpeg();
   if (!native) return runWasm("ffmpeg", ["-hide_banner", ...args], opts);
   const { onProgress } = opts;
@@ -128,7 +170,8 @@ export interface ProbeResult {
 export async function ffprobeJson(path: string): Promise<ProbeResult> {
   const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"];
   const native = findNativeFfmpeg();
-  const { stdout } = native ? await runTool(native.ffprobe, [...args, path]) : await runWasm("ffprobe", [...args, "-i", path]);
+  const argv = [...args, ...mediaInput(path)];
+  const { stdout } = native ? await runTool(native.ffprobe, argv) : await runWasm("ffprobe", argv);
   return JSON.parse(stdout) as ProbeResult;
 }
 

@@ -1,5 +1,5 @@
 import type { MediaInfo } from "./media-info.ts";
-import { ffprobeJson, type ProbeResult } from "./ffmpeg.ts";
+import { ffprobeJson, MEDIA_DEMUXERS, type ProbeResult } from "./ffmpeg.ts";
 
 export class MediaProbeError extends Error {
   constructor(message: string) {
@@ -48,6 +48,12 @@ export async function probeMedia(path: string, opts: { requireAudio?: boolean } 
     json = await ffprobeJson(path);
   } catch (err) {
     throw new MediaProbeError(`ffprobe could not read ${path}: ${(err as Error).message.split("\n").filter(Boolean).pop()}`);
+  }
+  // ffprobe already refuses other demuxers (mediaInput's whitelist); checked again on what it
+  // reports, so a build that ignored the whitelist still could not hand a playlist onwards.
+  const demuxer = json.format?.format_name ?? "";
+  if (!demuxer.split(",").some((name) => (MEDIA_DEMUXERS as readonly string[]).includes(name))) {
+    throw new MediaProbeError(`${path} is not a media file in an accepted container (found ${demuxer || "nothing"})`);
   }
   const info = parseProbe(path, json);
   if (opts.requireAudio && !info.hasAudio) throw new NoAudioStreamError(path);

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { diesWithAppliance } from "../children.ts";
 import { ROOT_DIR } from "../config.ts";
 
 export class YoutubeError extends Error {}
@@ -47,7 +48,7 @@ export async function downloadYoutube(url: string, dir: string, opts: YoutubeOpt
   const env = { ...process.env, PYTHONPATH: [VENDORED_YTDLP, process.env.PYTHONPATH].filter(Boolean).join(":") };
   let proc;
   try {
-    proc = Bun.spawn(cmd, { env, stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawn(diesWithAppliance(cmd), { env, stdout: "pipe", stderr: "pipe" });
   } catch (err) {
     throw new YoutubeError(`yt-dlp is not installed (${(err as Error).message}); run scripts/setup.sh or set YTDLP_PATH`);
   }

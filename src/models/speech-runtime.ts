@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { diesWithAppliance } from "../children.ts";
 import { COMPILED, loadConfig } from "../config.ts";
 import embeddedWorker from "./python/asr_worker.py" with { type: "file" };
 
@@ -75,7 +76,7 @@ export interface WorkerUsage {
 
 export async function runWorker(args: string[], onLine: (msg: Record<string, unknown>) => void, signal?: AbortSignal, python = speechPython()): Promise<WorkerUsage> {
   const t0 = performance.now();
-  const proc = Bun.spawn([python, workerScript(), ...args], {
+  const proc = Bun.spawn(diesWithAppliance([python, workerScript(), ...args]), {
     stdout: "pipe",
     stderr: "pipe",
     env: { ...process.env, OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? "1", HF_HUB_OFFLINE: "1" },

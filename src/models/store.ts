@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
+import { log } from "../log.ts";
+import { verifyFile } from "./checksum.ts";
 import { findModel, type ModelSpec } from "./manifest.ts";
 
 /**
@@ -28,6 +30,13 @@ export function stampVerified(dir: string, file: string, spec: { sha256?: string
   const stamp = readStamp(dir);
   const st = statSync(join(dir, file));
   stamp[file] = { size: st.size, mtimeMs: st.mtimeMs, sha256: spec.sha256, sha1: spec.sha1 };
+  writeFileSync(join(dir, STAMP_FILE), JSON.stringify(stamp, null, 2));
+}
+
+function forgetVerified(dir: string, file: string): void {
+  const stamp = readStamp(dir);
+  if (!(file in stamp)) return;
+  delete stamp[file];
   writeFileSync(join(dir, STAMP_FILE), JSON.stringify(stamp, null, 2));
 }
 
@@ -65,4 +74,30 @@ export function resolveModel(name: string, modelsDir?: string): string {
     if (state !== "verified") throw new ModelNotAvailableError(name, `${f.file} is ${state} in ${dir}`);
   }
   return spec.files.length === 1 ? join(dir, spec.files[0]!.file) : dir;
+}
+
+/** Bytes of a model changed after they were verified (same size and mtime, so the stamp missed it). */
+export class ModelCorruptedError extends Error {
+  constructor(readonly model: string) {
+    super(`model file corrupted, run \`clipyard models pull ${model}\``);
+    this.name = "ModelCorruptedError";
+  }
+}
+
+/**
+ * The expensive check the stamp stands in for: hashes every file of the model against the manifest.
+ * Run when a worker using the model failed or answered implausibly, so a corrupted file is named as
+ * such instead of blaming the media. A file that fails loses its stamp, so later jobs are refused up
+ * front (resolveModel) rather than spending minutes on a broken model.
+ */
+export async function assertModelIntact(name: string, modelsDir?: string): Promise<void> {
+  const spec = findModel(name);
+  const dir = modelDir(name, modelsDir);
+  for (const f of spec.files) {
+    const verdict = await verifyFile(join(dir, f.file), f);
+    if (verdict.ok) continue;
+    log.error("model file corrupted", { model: name, file: join(dir, f.file), reason: verdict.reason });
+    forgetVerified(dir, f.file);
+    throw new ModelCorruptedError(name);
+  }
 }

@@ -58,12 +58,16 @@ function vettedLookup(policy: NetworkPolicy) {
 export async function openRequest(raw: string, req: SafeRequest, policy: NetworkPolicy): Promise<IncomingMessage> {
   const url = checkUrl(raw, policy);
   const mod = url.protocol === "https:" ? https : http;
+  // The body goes out whole with its length declared: written in pieces it would be sent chunked,
+  // which some webhook receivers refuse.
+  const body = req.body === undefined ? undefined : typeof req.body === "string" ? Buffer.from(req.body) : Buffer.from(req.body);
+  const headers = body ? { ...req.headers, "content-length": String(body.length) } : req.headers;
   return new Promise((resolve, reject) => {
     const r = mod.request(
       url,
       {
         method: req.method ?? "GET",
-        headers: req.headers,
+        headers,
         lookup: vettedLookup(policy) as any,
         timeout: req.timeoutMs,
         signal: req.signal,
@@ -80,8 +84,7 @@ export async function openRequest(raw: string, req: SafeRequest, policy: Network
       reject(e);
     });
     r.on("timeout", () => r.destroy(new Error(`timed out after ${req.timeoutMs} ms`)));
-    if (req.body !== undefined) r.write(req.body);
-    r.end();
+    r.end(body);
   });
 }
 

@@ -1,16 +1,23 @@
 import { mkdirSync } from "node:fs";
-import { extname, join } from "node:path";
+import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { DownloadError, downloadToFile } from "../media/download.ts";
-import { MediaProbeError, probeMedia } from "../media/probe.ts";
-import { downloadYoutube, YoutubeError } from "../media/youtube.ts";
+import { MEDIA_CONTAINERS } from "../media/ffmpeg.ts";
+import { MediaProbeError, NoAudioStreamError, probeMedia } from "../media/probe.ts";
+import { downloadYoutube } from "../media/youtube.ts";
 import { PipelineError } from "./stage.ts";
 import type { MediaInfo } from "./types.ts";
+
+/** The downloaded source's name inside the job's source folder. */
+export const SOURCE_FILE = "source.media";
+
+const NOT_MEDIA = `the media is not audio or video in an accepted container (${Object.values(MEDIA_CONTAINERS).join(", ")}); playlists, concat lists and other files that refer to further files are refused`;
 
 /**
  * Acquisition: the source URL becomes a probed local file. video_url goes through the SSRF-safe
  * downloader; youtube_url through yt-dlp; "file" (the CLI's `process`) is already local. Either way
- * ffmpeg only ever reads a local file.
+ * ffmpeg only ever reads a local file, and only as one of the accepted containers (mediaInput): the
+ * probe below refuses playlists, lists and anything else that would make ffmpeg open other files.
  */
 export async function acquire(
   source: { type: string; url: string },
@@ -32,11 +39,11 @@ export async function acquire(
         signal: opts.signal,
       });
     } catch (err) {
-      throw new PipelineError("youtube_ingestion_failed", (err as Error).message);
+      throw new PipelineError("youtube_ingestion_failed", (err as Error).message, { cause: err });
     }
   } else {
-    const ext = (extname(new URL(source.url).pathname).toLowerCase().match(/^\.[a-z0-9]{2,4}$/)?.[0]) ?? ".media";
-    path = join(dir, `source${ext}`);
+    // Named by the appliance, never by the URL: the extension must not steer ffmpeg's demuxer choice.
+    path = join(dir, SOURCE_FILE);
     try {
       await downloadToFile(source.url, path, {
         policy: { allowPrivateNetwork: config.allowPrivateNetwork, allowHttp: config.allowHttp },
@@ -45,7 +52,7 @@ export async function acquire(
         onProgress: (bytes, total) => total && opts.onProgress?.(bytes / total),
       });
     } catch (err) {
-      if (err instanceof DownloadError) throw new PipelineError("media_fetch_failed", (err as Error).message);
+      if (err instanceof DownloadError) throw new PipelineError("media_fetch_failed", (err as Error).message, { cause: err });
       throw err;
     }
   }
@@ -53,7 +60,8 @@ export async function acquire(
   try {
     info = await probeMedia(path, { requireAudio: true });
   } catch (err) {
-    if (err instanceof MediaProbeError) throw new PipelineError("media_fetch_failed", err.message);
+    if (err instanceof NoAudioStreamError) throw new PipelineError("media_fetch_failed", "the media has no audio stream: there is nothing to transcribe", { cause: err });
+    if (err instanceof MediaProbeError) throw new PipelineError("media_fetch_failed", NOT_MEDIA, { cause: err });
     throw err;
   }
   if (info.durationSeconds > config.maxMediaSeconds) {

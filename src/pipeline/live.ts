@@ -7,7 +7,8 @@ import { log } from "../log.ts";
 import { decodeToSpeechWav } from "../media/decode-audio.ts";
 import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { tryLoadEmbedder, type Embedder } from "../models/embedder.ts";
-import { resolveModel } from "../models/store.ts";
+import { SpeechRuntimeMissingError } from "../models/speech-runtime.ts";
+import { ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../models/store.ts";
 import { acquire } from "./acquire.ts";
 import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights.ts";
@@ -52,6 +53,14 @@ export function namedSegments(t: Transcript) {
   return t.segments.map((s) => ({ ...s, speaker: name(s.speaker) }));
 }
 
+/** The job's error message for a failed transcription: what the operator can do, never the internals. */
+function transcriptionFailure(err: unknown): string {
+  if (err instanceof ModelCorruptedError) return err.message;
+  if (err instanceof ModelNotAvailableError) return `speech model '${err.model}' is not installed or not verified; run \`clipyard models pull ${err.model}\``;
+  if (err instanceof SpeechRuntimeMissingError) return "the speech runtime is not installed; run `clipyard runtime install`";
+  return "transcription failed on an internal error; the appliance's log has the details under this job's id";
+}
+
 export interface LivePipelineOptions {
   /** Where a job's deliverables go; default the data directory's jobs/<id>/out (served by share pages). */
   outDir?(job: JobRow): string;
@@ -84,7 +93,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { onProgress: ctx.report, signal: ctx.signal });
         } catch (err) {
           if (ctx.signal.aborted) throw err;
-          throw new PipelineError("analysis_failed", `transcription failed: ${(err as Error).message}`);
+          throw new PipelineError("analysis_failed", transcriptionFailure(err), { cause: err });
         }
         ctx.state.engine.asr = ctx.state.transcript.engine ?? "unknown";
       },
@@ -117,7 +126,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           ctx.state.warnings.push(...plan.warnings);
         } catch (err) {
           if (err instanceof NoClipsError) throw new PipelineError("no_clips_to_render", err.message);
-          throw new PipelineError("analysis_failed", `clip selection failed: ${(err as Error).message}`);
+          throw new PipelineError("analysis_failed", "clip selection failed on an internal error; the appliance's log has the details under this job's id", { cause: err });
         }
       },
     },
@@ -135,7 +144,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           try {
             resolveModel("human-face", config.modelsDir);
           } catch (err) {
-            ctx.state.warnings.push(`9:16 clips use a centred crop, not speaker tracking: ${(err as Error).message}`);
+            log.warn("face model unavailable", { job: job.id, error: (err as Error).message });
+            ctx.state.warnings.push("9:16 clips use a centred crop, not speaker tracking: the face model is not installed or not verified (`clipyard models pull human-face`)");
           }
         }
         mkdirSync(outDir(job), { recursive: true });
@@ -163,10 +173,10 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           } catch (err) {
             if (ctx.signal.aborted) throw err;
             log.warn("clip render failed", { job: job.id, clip: i + 1, error: (err as Error).message });
-            ctx.state.warnings.push(`clip ${i + 1} (${clip.start_time.toFixed(1)}-${clip.end_time.toFixed(1)} s) could not be rendered: ${(err as Error).message.slice(0, 300)}`);
+            ctx.state.warnings.push(`clip ${i + 1} (${clip.start_time.toFixed(1)}-${clip.end_time.toFixed(1)} s) could not be rendered; the appliance's log has the details`);
           }
         }
-        if (rendered.length === 0) throw new PipelineError("all_renders_failed", `none of the ${plan.clips.length} clips could be rendered: ${ctx.state.warnings.at(-1) ?? ""}`);
+        if (rendered.length === 0) throw new PipelineError("all_renders_failed", `none of the ${plan.clips.length} clips could be rendered; the appliance's log has the details under this job's id`);
         ctx.state.rendered = rendered;
       },
     },
@@ -188,7 +198,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           ctx.state.trailer = { file: "job:trailer.mp4", duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
         } catch (err) {
           if (ctx.signal.aborted) throw err;
-          ctx.state.warnings.push(`no trailer: ${(err as Error).message}`);
+          log.warn("trailer failed", { job: job.id, error: (err as Error).message });
+          ctx.state.warnings.push("no trailer: it could not be rendered; the appliance's log has the details");
         }
       },
     },

@@ -3,10 +3,11 @@
  * captions and loudness normalisation in a single encode. The framing and filter-graph choices are
  * pure functions (render-graph.ts); this module runs ffmpeg.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ffmpeg, fontFile } from "../media/ffmpeg.ts";
+import { ffmpeg, fontFile, mediaInput } from "../media/ffmpeg.ts";
+import { scratchDir } from "../scratch.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
 import { decodeWindow } from "../media/decode-audio.ts";
@@ -105,7 +106,7 @@ export async function renderClipFormats(
   const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
   const engine = await detectEngine();
   const enc = videoEncoderArgs(engine.encoder, q);
-  const work = await mkdtemp(join(tmpdir(), "clipyard-render-"));
+  const work = await scratchDir("render");
   try {
     const window = { start: req.start, duration };
     // Audio and video are made side by side and joined at the end: the loudness passes (meter,
@@ -145,7 +146,7 @@ export async function renderClipFormats(
           });
       await ffmpeg([
         "-y", ...enc.inputArgs,
-        "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), "-i", req.source.path,
+        "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), ...mediaInput(req.source.path),
         "-filter_complex", graph, "-map", "[vout]", "-an",
         ...enc.args,
         "-t", duration.toFixed(3),
@@ -161,7 +162,7 @@ export async function renderClipFormats(
     for (const [i, { format, outPath }] of outputs.entries()) {
       const out = outPath ?? join(tmpdir(), `clipyard-${format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
       await ffmpeg([
-        "-y", "-i", (v[i] as PromiseFulfilledResult<string>).value, "-i", audioPath,
+        "-y", ...mediaInput((v[i] as PromiseFulfilledResult<string>).value), ...mediaInput(audioPath),
         "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
         "-t", duration.toFixed(3), "-movflags", "+faststart",
         out,

@@ -33,13 +33,18 @@ export interface LivePipeline<S extends Record<string, unknown>> {
   output(state: S, job: JobRow): StoredOutput;
 }
 
-/** A failure with the job error code it maps to. Anything else thrown becomes analysis_failed. */
+/**
+ * A failure with the job error code it maps to. The message becomes the job's error.message, which
+ * the customer reads: a plain sentence, never a path, a traceback or a tool's stderr. Those go in
+ * `cause`, which the runner logs with the job id. Anything else thrown becomes analysis_failed.
+ */
 export class PipelineError extends Error {
   constructor(
     readonly code: JobErrorCode,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

@@ -3,10 +3,10 @@
  * crossfades. planTrailer is pure (which sentences, in which order); renderTrailer renders each
  * segment with the clip renderer (captions, loudness) and joins them.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ffmpeg, ffprobeJson } from "../media/ffmpeg.ts";
+import { ffmpeg, ffprobeJson, mediaInput } from "../media/ffmpeg.ts";
+import { scratchDir } from "../scratch.ts";
 import { probeMedia } from "../media/probe.ts";
 import { detectEngine, videoEncoderArgs } from "../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../media/ffmpeg-loudness.ts";
@@ -123,7 +123,7 @@ export interface TrailerRequest {
 export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number }> {
   const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
   const xf = req.crossfadeSeconds ?? DEFAULT_TRAILER.crossfadeSeconds;
-  const work = await mkdtemp(join(tmpdir(), "clipyard-trailer-"));
+  const work = await scratchDir("trailer");
   try {
     const parts: string[] = [];
     for (const [i, s] of req.segments.entries()) {
@@ -143,7 +143,7 @@ export async function renderTrailer(req: TrailerRequest): Promise<{ path: string
     const joined = join(work, "joined.mp4");
     const graph = crossfadeGraph(durations, xf).replace("[vout]", "[vj]");
     await ffmpeg([
-      "-y", ...enc.inputArgs, ...parts.flatMap((p) => ["-i", p]),
+      "-y", ...enc.inputArgs, ...parts.flatMap((p) => mediaInput(p)),
       "-filter_complex", `${graph};[vj]null${enc.filterSuffix}[vout]`,
       "-map", "[vout]", "-map", "[aout]", ...enc.args,
       "-c:a", "pcm_s16le", "-ar", "48000", "-f", "mov", joined,
@@ -151,7 +151,7 @@ export async function renderTrailer(req: TrailerRequest): Promise<{ path: string
     // Crossfades change the programme loudness a little; one more normalisation on audio only.
     const audio = await normalizeAudio(joined, {}, join(work, "audio.m4a"), { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS });
     await ffmpeg([
-      "-y", "-i", joined, "-i", audio.path, "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy",
+      "-y", ...mediaInput(joined), ...mediaInput(audio.path), "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy",
       "-movflags", "+faststart", req.outPath,
     ]);
     const info = await probeMedia(req.outPath);

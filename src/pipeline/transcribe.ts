@@ -1,13 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import { decodeToSpeechWav } from "../media/decode-audio.ts";
 import { parseWav } from "../media/wav.ts";
 import { probeMedia } from "../media/probe.ts";
 import { findModel } from "../models/manifest.ts";
 import { asrDevice, runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
-import { resolveModel } from "../models/store.ts";
+import { assertModelIntact, resolveModel } from "../models/store.ts";
 import { log } from "../log.ts";
+import { scratchDirSync } from "../scratch.ts";
 import { diarizeWords, speakerTimeline } from "./diarize.ts";
 import { detectSpeakerNames } from "./diarize-names.ts";
 import { segmentsFromWords } from "./transcribe-segments.ts";
@@ -16,6 +17,26 @@ import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 
 /** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
 export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
+
+const VAD_MODEL = "silero-vad";
+
+/**
+ * Speech runs at two to three words a second; under one word per ten seconds of what the VAD calls
+ * voice, over a stretch long enough to judge, the recogniser more likely failed than the speaker.
+ */
+export function implausiblyFewWords(words: number, speechSeconds: number): boolean {
+  return speechSeconds >= 5 && words < speechSeconds * 0.1;
+}
+
+/** A worker that fails may have been fed a corrupted model: say so (ModelCorruptedError) if it was. */
+async function blameModelOnFailure<T>(model: string, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof SpeechWorkerError && !signal?.aborted) await assertModelIntact(model);
+    throw err;
+  }
+}
 
 export interface TranscribeOptions {
   /** Manifest name of the Whisper model; default CLIPYARD_ASR_MODEL or whisper-tiny.en. */
@@ -61,7 +82,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
   const modelName = opts.model ?? process.env.CLIPYARD_ASR_MODEL ?? DEFAULT_ASR_MODEL;
   const model = findModel(modelName);
   const modelPath = resolveModel(modelName);
-  const vadPath = resolveModel("silero-vad");
+  const vadPath = resolveModel(VAD_MODEL);
   const englishOnly = modelName.endsWith(".en");
   const language = englishOnly ? "en" : (opts.language ?? "auto");
   if (englishOnly && opts.language && !["auto", "en"].includes(opts.language)) {
@@ -69,7 +90,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
   }
 
   await probeMedia(path, { requireAudio: true });
-  const work = mkdtempSync(join(tmpdir(), "clipyard-asr-"));
+  const work = scratchDirSync("asr");
   try {
     const wav = join(work, "speech.wav");
     let t0 = performance.now();
@@ -83,9 +104,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     progress(0.03);
 
     let vad: { frame_seconds: number; probs: number[] } | undefined;
-    const vadUsage = await runWorker(["vad", "--vad-model", vadPath, "--audio", wav], (m) => {
+    const vadUsage = await blameModelOnFailure(VAD_MODEL, opts.signal, () => runWorker(["vad", "--vad-model", vadPath, "--audio", wav], (m) => {
       if (m.vad) vad = m.vad as typeof vad;
-    }, opts.signal);
+    }, opts.signal));
     opts.onStats?.("vad", vadUsage);
     if (!vad) throw new SpeechWorkerError("VAD worker returned no probabilities");
     const audio = parseWav(readFileSync(wav), wav);
@@ -98,7 +119,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
     if (regions.length) {
-      const asrUsage = await runWorker(
+      const asrUsage = await blameModelOnFailure(modelName, opts.signal, () => runWorker(
         ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(regions), "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice()],
         (m) => {
           if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
@@ -109,9 +130,16 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
           if (m.result) result = m.result as AsrResult;
         },
         opts.signal,
-      );
+      ));
       if (!result) throw new SpeechWorkerError("ASR worker returned no result");
       opts.onStats?.("asr", asrUsage);
+      const speechSeconds = totalSeconds(regions);
+      if (implausiblyFewWords(result.words.length, speechSeconds)) {
+        // A model whose bytes changed in place still loads and decodes, but hears nothing: check
+        // its checksum before calling the media silent.
+        await assertModelIntact(modelName);
+        log.warn("few words for the voice activity found; the model is intact", { model: modelName, words: result.words.length, speechSeconds });
+      }
     }
     progress(0.88);
 

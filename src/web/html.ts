@@ -11,6 +11,20 @@ export const fmtTime = (s: number): string => {
   return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
 };
 
+/**
+ * What every HTML page of the appliance sends (dashboard and guest share page alike): nothing may
+ * frame it, nothing is sniffed, and the policy allows only what the pages use (inline styles,
+ * same-origin images), plus `extraCsp` for the page's own needs (forms, players).
+ */
+export function htmlSecurityHeaders(extraCsp: string): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; ${extraCsp}`,
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+  };
+}
+
 export function page(title: string, body: string, extraHead = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

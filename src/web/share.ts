@@ -4,7 +4,7 @@ import { jobOutputDir, parseFileRef, outputFiles, type StoredOutput } from "../j
 import { shareTokenHash } from "../jobs/share.ts";
 import { getJobByShareHash } from "../jobs/store.ts";
 import { fixturePath } from "../sandbox/fixtures.ts";
-import { esc, fmtTime, page } from "./html.ts";
+import { esc, fmtTime, htmlSecurityHeaders, page } from "./html.ts";
 import { serveFile } from "./files.ts";
 
 
@@ -14,10 +14,17 @@ function findShared(ctx: AppContext, token: string) {
   return job && job.status === "complete" && job.output ? { job, output: JSON.parse(job.output) as StoredOutput } : undefined;
 }
 
+/** The dashboard's headers, with the players allowed to load same-origin media and no forms at all. */
+const SHARE_HEADERS = {
+  ...htmlSecurityHeaders("media-src 'self'; form-action 'none'"),
+  "referrer-policy": "no-referrer",
+  "x-robots-tag": "noindex",
+};
+
 const notFound = () =>
   new Response(page("Not found", "<h1>Not found</h1><p class=muted>This share link does not exist.</p>"), {
     status: 404,
-    headers: { "content-type": "text/html; charset=utf-8" },
+    headers: SHARE_HEADERS,
   });
 
 /** GET /share/{token}: the guest page, every clip with a player and a download link. */
@@ -31,7 +38,8 @@ export function sharePage(ctx: AppContext, token: string): Response {
     .map((c) => {
       const vertical = c.files.linkedin ? src(c.files.linkedin) : undefined;
       const wide = c.files.x ? src(c.files.x) : undefined;
-      return `<article class="card" data-clip="${esc(c.id)}">
+      // The page is public: clips are told apart by rank, never by their ids (which embed the job's).
+      return `<article class="card" data-rank="${c.rank}">
   <div><span class="tag">#${c.rank}</span><span class="tag">${esc(c.category)}</span><span class="muted">${fmtTime(c.start_time)}–${fmtTime(c.end_time)} · ${Math.round(c.duration_seconds)} s</span></div>
   <video controls preload="metadata" playsinline src="${esc(vertical ?? wide ?? "")}#t=0.5"></video>
   <p><strong>${esc(c.hook)}</strong></p>
@@ -45,9 +53,7 @@ export function sharePage(ctx: AppContext, token: string): Response {
     : "";
   const body = `<header><p class="muted">Shared with you</p><h1>${esc(title)}</h1><p class="muted">${output.clips.length} clips ready to post. Play them here or download them.</p></header>
 ${trailer}<section class="grid">${clips}</section>`;
-  return new Response(page(title, body), {
-    headers: { "content-type": "text/html; charset=utf-8", "referrer-policy": "no-referrer", "x-robots-tag": "noindex" },
-  });
+  return new Response(page(title, body), { headers: SHARE_HEADERS });
 }
 
 /** GET /share/{token}/files/{name}: only files the job's output names, with Range support. */
@@ -61,5 +67,6 @@ export function shareFile(ctx: AppContext, token: string, name: string, request:
   return serveFile(path, request, {
     "content-disposition": `inline; filename="${ref.name}"`,
     "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
   });
 }

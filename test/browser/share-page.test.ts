@@ -37,8 +37,22 @@ test("guest share page: players load every clip, downloads and the trailer are o
     job = (await app.api("GET", `/v1/jobs/${job.id}`, { key })).json;
   }
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const blocked: string[] = [];
+  page.on("console", (m) => m.text().includes("Content Security Policy") && blocked.push(m.text()));
   const res = await page.goto(job.output.guest_share_url);
   expect(res?.status()).toBe(200);
+  // The dashboard's protections, with the players allowed their same-origin media.
+  const headers = res!.headers();
+  expect(headers["content-security-policy"]).toContain("default-src 'none'");
+  expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+  expect(headers["content-security-policy"]).toContain("media-src 'self'");
+  expect(headers["x-frame-options"]).toBe("DENY");
+  expect(headers["x-content-type-options"]).toBe("nosniff");
+  // A public page: nothing in it names the job, or a clip by its id (clip ids embed the job's).
+  const html = await res!.text();
+  expect(html).not.toContain(job.id);
+  expect(html).not.toContain(job.id.replace(/^job_/, ""));
+  for (const c of job.output.clips) expect(html).not.toContain(c.id);
   await expect(page.locator("h1").textContent()).resolves.toContain("Rooftop Hours");
   expect(await page.locator("article.card").count()).toBe(3);
   // Each clip's <video> must really load: metadata comes from the MP4 served with Range support.
@@ -63,6 +77,7 @@ test("guest share page: players load every clip, downloads and the trailer are o
   const downloads = await page.$$eval("a[download]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
   expect(downloads).toHaveLength(7);
   for (const href of downloads) expect((await fetch(href, { method: "HEAD" })).status).toBe(200);
+  expect(blocked).toEqual([]);
   await page.screenshot({ path: join(SHOTS, "share-page.png"), fullPage: true });
   const missing = await browser.newPage();
   expect((await missing.goto(`${app.baseUrl}/share/not-a-real-token-at-all`))?.status()).toBe(404);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ffmpeg, fontFile } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, fontFile, mediaInput } from "../../src/media/ffmpeg.ts";
 import { audiogramFilter, selectFrames } from "../../src/pipeline/audiogram.ts";
 import { assEventSpans, buildAss, captionChangeFrames } from "../../src/pipeline/captions.ts";
 import { assFilter, FORMATS } from "../../src/pipeline/render-graph.ts";
@@ -31,7 +31,7 @@ function unevenWords(n: number, from: number): Word[] {
 async function frameHashes(graph: string, seconds: number, fromRow = 0): Promise<string[]> {
   const crop = fromRow ? `;[vout]crop=iw:ih-${fromRow}:0:${fromRow}[out]` : ";[vout]null[out]";
   const { stdout } = await ffmpeg([
-    "-v", "error", "-t", seconds.toFixed(3), "-i", join(SHARED_MEDIA, "jfk.wav"),
+    "-v", "error", "-t", seconds.toFixed(3), ...mediaInput(join(SHARED_MEDIA, "jfk.wav")),
     "-filter_complex", `${graph}${crop}`, "-map", "[out]", "-t", seconds.toFixed(3), "-f", "framemd5", "-",
   ]);
   return stdout.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split(",").pop()!.trim());

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { SHARED_MEDIA } from "../helpers/media-server.ts";
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   const b = join(SHARED_MEDIA, "talking_head_b.mp4");
   const side = (i: number) => `[${i}:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1[v${i}]`;
   await ffmpeg([
-    "-y", "-i", a, "-i", b,
+    "-y", ...mediaInput(a), ...mediaInput(b),
     "-filter_complex",
     `${side(0)};${side(1)};[v0]split[l0][l1];[v1]split[r0][r1];` +
       "[l0][l1]concat=n=2,setpts=N/25/TB[lv];[r0][r1]concat=n=2,setpts=N/25/TB[rv];" +

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { sampleFrames, sampleSize } from "../../src/media/ffmpeg-frames.ts";
 import { loadFaceDetector, type FaceRegion } from "../../src/models/face-detector.ts";
@@ -90,7 +90,7 @@ describe("speaker-following crop", () => {
     // One person stays on the right; at 5 s a cut moves the other from the left to the middle.
     const cut = join(work, "cut.mp4");
     await ffmpeg([
-      "-y", "-i", join(MEDIA, "talking_head_a.mp4"), "-i", join(MEDIA, "talking_head_b.mp4"),
+      "-y", ...mediaInput(join(MEDIA, "talking_head_a.mp4")), ...mediaInput(join(MEDIA, "talking_head_b.mp4")),
       "-filter_complex",
       "[0:v]trim=0:10,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=10[l];" +
         "[1:v]trim=0:10,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=10[r];" +

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { detectEngine } from "../../src/media/ffmpeg-engine.ts";
-import { ffmpeg, ffprobeJson, runTool } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, ffprobeJson, runTool, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { CLIP_LOUDNESS, meterEbur128, normalizeAudio } from "../../src/media/ffmpeg-loudness.ts";
 import { renderClip, renderClipFormats } from "../../src/pipeline/render.ts";
@@ -30,7 +30,7 @@ function evenWords(text: string, t0: number, t1: number): Word[] {
 /** Decodes one frame at time t as RGB24. */
 async function frameAt(path: string, t: number, w: number, h: number): Promise<Uint8Array> {
   const out = join(work, `frame-${Math.random().toString(36).slice(2)}.rgb`);
-  await ffmpeg(["-y", "-ss", t.toFixed(3), "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", out]);
+  await ffmpeg(["-y", "-ss", t.toFixed(3), ...mediaInput(path), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", out]);
   const buf = new Uint8Array(await Bun.file(out).arrayBuffer());
   expect(buf.length).toBe(w * h * 3);
   return buf;
@@ -92,7 +92,7 @@ describe("renderClipFormats on a video source", () => {
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress.every((f, i) => f >= 0 && f <= 1 && (i === 0 || f >= progress[i - 1]!))).toBe(true);
     expect(progress.at(-1)!).toBeGreaterThan(0.95);
-    const audioMd5 = async (path: string) => (await ffmpeg(["-i", path, "-map", "0:a", "-c", "copy", "-f", "md5", "-"])).stdout.trim();
+    const audioMd5 = async (path: string) => (await ffmpeg([...mediaInput(path), "-map", "0:a", "-c", "copy", "-f", "md5", "-"])).stdout.trim();
     expect(await audioMd5(outs[0]!)).toBe(await audioMd5(outs[1]!));
   }, 90_000);
 
@@ -189,7 +189,7 @@ describe("audiogram waveform", () => {
   test("lights from left to right as the clip plays, the playing bar in white, and draws a quiet recording's bars as a loud one's", async () => {
     // The same speech 20 dB quieter: the bars follow the clip's own loud level, not a fixed gain.
     const quiet = join(work, "jfk-quiet.wav");
-    await ffmpeg(["-y", "-i", join(MEDIA, "jfk.wav"), "-af", "volume=-20dB", quiet]);
+    await ffmpeg(["-y", ...mediaInput(join(MEDIA, "jfk.wav")), "-af", "volume=-20dB", quiet]);
     const [loudSource, quietSource] = await Promise.all([probeMedia(join(MEDIA, "jfk.wav")), probeMedia(quiet)]);
     const words = evenWords("and so my fellow Americans", 0.3, 8);
     const render = (source: typeof loudSource, name: string) =>

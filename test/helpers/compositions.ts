@@ -4,7 +4,7 @@
  * is a still frame, then the other way round, on a 1920x1080 canvas like a remote-interview layout.
  */
 import { join } from "node:path";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { SHARED_MEDIA } from "./paths.ts";
 
 export interface PairOptions {
@@ -27,7 +27,7 @@ export async function talkingHeadsPair(out: string, o: PairOptions = {}): Promis
   const shot = (i: number, pad: "start" | "stop") =>
     `[${i}:v]trim=0:${turn},setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=${pad}_mode=clone:${pad}_duration=${turn}${pan}`;
   await ffmpeg([
-    "-y", "-i", join(SHARED_MEDIA, "talking_head_a.mp4"), "-i", join(SHARED_MEDIA, "talking_head_b.mp4"),
+    "-y", ...mediaInput(join(SHARED_MEDIA, "talking_head_a.mp4")), ...mediaInput(join(SHARED_MEDIA, "talking_head_b.mp4")),
     "-filter_complex",
     `${shot(0, "stop")}[l];${shot(1, "start")}[r];` +
       `color=c=0x202830:s=1920x1080:r=25:d=${2 * turn}[bg];[bg][l]overlay=${PAIR_SHOTS.left}:220[bl];[bl][r]overlay=${PAIR_SHOTS.right}:220[v];` +

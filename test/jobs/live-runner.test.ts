@@ -130,3 +130,53 @@ test("progress is recorded on the job while it runs", async () => {
   expect(getJobById(w.db, id)!.status).toBe("complete");
   expect(getJobById(w.db, id)!.progress).toBeNull();
 });
+
+test("a failed job shows the code and a plain sentence; the traceback and paths go to the log with the job id", async () => {
+  dir = mkdtempSync(join(tmpdir(), "clipyard-live-"));
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const traceback = `Traceback (most recent call last):\n  File "/opt/clipyard/.vendor/speech-venv/lib/python3.11/site-packages/ctranslate2/models.py", line 9\nRuntimeError: corrupted`;
+  let error: Error = new Error(traceback);
+  const pipeline: LivePipeline<S> = {
+    initialState: () => ({}),
+    stages: () => [{ name: "x", weight: 1, run: async () => { throw error; } }],
+    output,
+  };
+  const w = world(pipeline, clock);
+  const logged: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string) => (logged.push(String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    const a = liveJob(w.db, clock);
+    w.scheduler.tick();
+    await eventually(() => getJobById(w.db, a)?.status === "failed");
+    const failed = getJobById(w.db, a)!;
+    expect(failed.errorCode).toBe("analysis_failed");
+    expect(failed.errorMessage).not.toContain("Traceback");
+    expect(failed.errorMessage).not.toContain("/opt/clipyard");
+    expect(failed.errorMessage).toContain("log");
+    const line = logged.find((l) => l.includes('"job failed"') && l.includes(a));
+    expect(line).toBeDefined();
+    expect(line).toContain("site-packages/ctranslate2");
+
+    // A pipeline error's own sentence is kept, but never a path of the appliance's.
+    error = new PipelineError("media_fetch_failed", `the file ${join(dir, "jobs", "job_x", "source", "source.media")} is no media`);
+    const b = liveJob(w.db, clock);
+    w.scheduler.tick();
+    await eventually(() => getJobById(w.db, b)?.status === "failed");
+    const message = getJobById(w.db, b)!.errorMessage!;
+    expect(message).not.toContain(dir);
+    expect(message).not.toContain("job_x");
+    expect(message).toStartWith("the file ");
+    expect(message).toEndWith(" is no media");
+  } finally {
+    process.stderr.write = write;
+  }
+});
+
+async function eventually(done: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error("condition not reached in time");
+    await Bun.sleep(10);
+  }
+}

@@ -31,6 +31,9 @@ test("a real delivery verifies with the official Stripe SDK and carries the job 
   expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9]{33}$/);
   const job = (await app.api("POST", "/v1/jobs", { key, body: failingJob })).json;
   const req = await receiver.waitFor(1);
+  // A declared length, not a chunked body: some receivers refuse chunked requests.
+  expect(req.headers.get("transfer-encoding")).toBeNull();
+  expect(req.headers.get("content-length")).toBe(String(Buffer.byteLength(req.raw)));
   const stripe = new Stripe("sk_test_unused");
   const event = (await stripe.webhooks.constructEventAsync(req.raw, req.headers.get("x-service-signature")!, hook.secret)) as any;
   expect(event.type).toBe("job.failed");

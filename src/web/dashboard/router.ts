@@ -3,20 +3,17 @@ import type { Elysia } from "elysia";
 import { ApiError } from "../../api/errors.ts";
 import type { AppContext } from "../../context.ts";
 import { orgs } from "../../db/schema.ts";
-import { page } from "../html.ts";
+import { htmlSecurityHeaders, page } from "../html.ts";
 import type { Frame } from "./pages.ts";
 import { csrfValid, sessionFromRequest, type DashboardSession } from "./session.ts";
 
 const MAX_FORM_BYTES = 16 * 1024;
 
 const SECURITY_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
+  ...htmlSecurityHeaders("form-action 'self' https://checkout.stripe.com"),
   "cache-control": "no-store",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' https://checkout.stripe.com; frame-ancestors 'none'; base-uri 'none'",
-  "x-frame-options": "DENY",
   // same-origin, not no-referrer: with no-referrer Chromium sends "Origin: null" on our own form posts.
   "referrer-policy": "same-origin",
-  "x-content-type-options": "nosniff",
 };
 
 export function html(body: string, status = 200, headers: Record<string, string> = {}): Response {
