@@ -57,6 +57,8 @@ export const ClipSchema = z.object({
   transcript_text: z.string(),
   score: z.number().optional().describe("Extension: 0-100 highlight score"),
   reason: z.string().optional().describe("Extension: why the clip ranks where it does"),
+  captions_srt_url: z.string().optional().describe("Extension: the clip's captions as SRT, times relative to the clip"),
+  captions_vtt_url: z.string().optional().describe("Extension: the clip's captions as WebVTT, times relative to the clip"),
 });
 
 export const TranscriptSegmentSchema = z.object({
@@ -74,6 +76,11 @@ export const JobOutputSchema = z.object({
   transcript: z.array(TranscriptSegmentSchema),
   warnings: z.array(z.string()).optional().describe("Extension: what could not be produced (a clip or the trailer that failed to render)"),
   engine: z.record(z.string(), z.string()).optional().describe("Extension: engines and models that ran (asr, highlights, ffmpeg)"),
+  transcript_srt_url: z.string().optional().describe("Extension: the speaker-labelled transcript as SRT"),
+  transcript_vtt_url: z.string().optional().describe("Extension: the speaker-labelled transcript as WebVTT (speakers in <v> voice spans)"),
+  transcript_txt_url: z.string().optional().describe("Extension: the transcript as plain text, one paragraph per speaker turn"),
+  chapters_url: z.string().optional().describe("Extension: Podcasting 2.0 JSON chapters (version 1.2.0)"),
+  timeline_url: z.string().optional().describe("Extension: OpenTimelineIO timeline (.otio) with the clips as ranges of the source"),
 });
 
 export const JobSchema = z.object({
