@@ -2,12 +2,14 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
 import { shareFile, sharePage } from "../web/share.ts";
+import { MAX_BODY_BYTES } from "./body.ts";
 import { ApiError, errorBody } from "./errors.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
+import { createUploadRoute, getUploadRoute, tusUploadRoute } from "./routes/uploads.ts";
 import {
   createWebhookRoute,
   deleteWebhookRoute,
@@ -40,7 +42,9 @@ function routeMiss(routes: Routes, request: Request): ApiError {
  * here, from the error table.
  */
 export function buildApi(ctx: AppContext) {
-  const app = new Elysia()
+  // Uploads stream their body to disk, so the server must let bodies up to the media limit through;
+  // every JSON route still stops reading at 1 MiB (body.ts).
+  const app = new Elysia({ serve: { maxRequestBodySize: Math.max(ctx.config.maxMediaBytes, MAX_BODY_BYTES) + 64 * 1024 } })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
     })
@@ -80,6 +84,11 @@ export function buildApi(ctx: AppContext) {
       set.status = 202;
       return replayDeliveryRoute(ctx, request, set.headers as Record<string, string>, params.id);
     }, { parse: "none" })
+    .post("/v1/uploads", ({ request, set }) => createUploadRoute(ctx, request, set as never), { parse: "none" })
+    .get("/v1/uploads/:id", ({ request, set, params }) => getUploadRoute(ctx, request, set.headers as Record<string, string>, params.id))
+    .head("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id))
+    .patch("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })
+    .delete("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
   registerBillingRoutes(app as unknown as Elysia, ctx);

@@ -25,7 +25,8 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
     id: row.id,
     object: "job",
     status: row.status,
-    source: { type: row.sourceType, url: row.sourceUrl },
+    // An upload job stores its upload id where URL jobs store the URL.
+    source: row.sourceType === "upload" ? { type: row.sourceType, upload_id: row.sourceUrl } : { type: row.sourceType, url: row.sourceUrl },
     options: JSON.parse(row.options),
     created_at: isoUtc(row.createdAt),
     completed_at: row.completedAt === null ? null : isoUtc(row.completedAt),

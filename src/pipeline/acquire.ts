@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { extname, join } from "node:path";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { basename, extname, join } from "node:path";
 import type { Config } from "../config.ts";
 import { DownloadError, downloadToFile } from "../media/download.ts";
 import { MediaProbeError, probeMedia } from "../media/probe.ts";
@@ -7,10 +7,47 @@ import { downloadYoutube, YoutubeError } from "../media/youtube.ts";
 import { PipelineError } from "./stage.ts";
 import type { MediaInfo } from "./types.ts";
 
+/** Where POST /v1/uploads keeps uploaded media (tus keeps a metadata file beside each). */
+export const uploadsDir = (dataDir: string): string => join(dataDir, "uploads");
+export const uploadFilePath = (dataDir: string, uploadId: string): string => join(uploadsDir(dataDir), uploadId);
+
+/** The tus metadata file beside an upload (the raw-body route writes the same shape). */
+export const uploadInfoPath = (dataDir: string, uploadId: string): string => `${uploadFilePath(dataDir, uploadId)}.json`;
+
+/** The file name the client gave (tus metadata `filename`), reduced to a safe base name. */
+export function uploadedFileName(dataDir: string, uploadId: string): string | undefined {
+  try {
+    const info = JSON.parse(readFileSync(uploadInfoPath(dataDir, uploadId), "utf8")) as { metadata?: Record<string, string | null> };
+    const name = basename(info.metadata?.filename ?? "").replace(/[^\p{L}\p{N}._ -]/gu, "_").slice(-120);
+    return /^[^.]/.test(name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Acquisition: the source URL becomes a probed local file. video_url goes through the SSRF-safe
- * downloader; youtube_url through yt-dlp; "file" (the CLI's `process`) is already local. Either way
- * ffmpeg only ever reads a local file.
+ * The upload becomes the job's own file, under the name the client gave it: a hard link where the
+ * data directory allows it (instant, no second copy on disk), else a copy, so the upload can expire
+ * or serve another job independently.
+ */
+function takeUpload(dataDir: string, uploadId: string, dir: string): string {
+  const from = uploadFilePath(dataDir, uploadId);
+  if (!existsSync(from)) throw new PipelineError("media_fetch_failed", `upload ${uploadId} no longer exists (it expired before the job started)`);
+  const dest = join(dir, uploadedFileName(dataDir, uploadId) ?? "source.media");
+  rmSync(dest, { force: true });
+  try {
+    linkSync(from, dest);
+  } catch {
+    copyFileSync(from, dest);
+  }
+  return dest;
+}
+
+/**
+ * Acquisition: the source becomes a probed local file. video_url goes through the SSRF-safe
+ * downloader; youtube_url through yt-dlp; "upload" (POST /v1/uploads, the source's url holds the
+ * upload id) is linked in from the uploads folder; "file" (the CLI's `process`) is already local.
+ * Either way ffmpeg only ever reads a local file, and every source is probed the same way.
  */
 export async function acquire(
   source: { type: string; url: string },
@@ -22,6 +59,8 @@ export async function acquire(
   let path: string;
   if (source.type === "file") {
     path = source.url;
+  } else if (source.type === "upload") {
+    path = takeUpload(config.dataDir, source.url, dir);
   } else if (source.type === "youtube_url") {
     try {
       path = await downloadYoutube(source.url, dir, {

@@ -63,8 +63,8 @@ export interface LivePipelineOptions {
 }
 
 /**
- * The live pipeline. A job's source is a URL (video_url, youtube_url) or, for `clipyard process`,
- * a local file (source type "file").
+ * The live pipeline. A job's source is a URL (video_url, youtube_url), an upload (source type
+ * "upload", its url the upload id) or, for `clipyard process`, a local file (source type "file").
  */
 export function livePipeline(config: Config, opts: LivePipelineOptions = {}): LivePipeline<LiveState> {
   const outDir = opts.outDir ?? ((job: JobRow) => jobOutputDir(config.dataDir, job.id));
@@ -228,7 +228,10 @@ const notesTitle = (notes: string): string | undefined => /^# (.+)$/m.exec(notes
 
 /** The source's own file name where it has one, so an editor can relink the timeline to its copy. */
 function sourceMediaName(job: JobRow, acquiredPath: string): string {
-  const named = job.sourceType === "video_url" ? decodeURIComponent(basename(new URL(job.sourceUrl).pathname)) : job.sourceType === "file" ? basename(job.sourceUrl) : "";
+  const named =
+    job.sourceType === "video_url" ? decodeURIComponent(basename(new URL(job.sourceUrl).pathname))
+    : job.sourceType === "file" || job.sourceType === "upload" ? basename(acquiredPath)
+    : "";
   return extname(named) ? named : `source${extname(acquiredPath)}`;
 }
 

@@ -27,12 +27,24 @@ export const JobOptionsSchema = z
     { message: CLIP_WINDOW_MESSAGE, path: ["min_clip_seconds"] },
   );
 
-export const JobSourceSchema = z
+export const UrlSourceSchema = z
   .object({
     type: z.enum(SOURCE_TYPES as [string, ...string[]]).describe("video_url or youtube_url"),
     url: z.string().describe("HTTPS URL valid for the type"),
   })
   .strict();
+
+export const UPLOAD_ID_PATTERN = /^upl_[A-Za-z0-9]{10,40}$/;
+
+export const UploadSourceSchema = z
+  .object({
+    type: z.literal("upload").describe("Extension: media sent to POST /v1/uploads"),
+    upload_id: z.string().describe("Extension: the upl_ id POST /v1/uploads returned (same organisation and environment, not expired, fully received)"),
+  })
+  .strict();
+
+/** A URL source (the spec's) or an upload (extension); the type picks which, so errors name source.type. */
+export const JobSourceSchema = z.discriminatedUnion("type", [UrlSourceSchema, UploadSourceSchema]);
 
 export const JobCreateSchema = z
   .object({
@@ -87,7 +99,11 @@ export const JobSchema = z.object({
   id: z.string(),
   object: z.literal("job"),
   status: z.enum(["queued", "processing", "complete", "failed"]),
-  source: z.object({ type: z.string(), url: z.string() }),
+  source: z.object({
+    type: z.string(),
+    url: z.string().optional().describe("Present for URL sources"),
+    upload_id: z.string().optional().describe("Extension: present for upload sources"),
+  }),
   options: z.record(z.string(), z.unknown()),
   created_at: z.string(),
   completed_at: z.string().nullable(),
