@@ -67,11 +67,16 @@ export function clipCaptionCues(words: Word[], clip: ExportClip): CaptionCue[] {
   return captionCues(words, clip.start_time, clip.end_time - clip.start_time);
 }
 
+/** Recognisers time some short words with no duration; a cue that short never shows in a player. */
+const MIN_CUE_SECONDS = 0.1;
+
 /** Subtitle-length, single-speaker cues over the whole episode, each labelled with its speaker. */
 export function transcriptCues(words: Word[], speakerNames: Record<string, string> = {}): Array<CaptionCue & { voice: string }> {
-  return chunkWords(words, TRANSCRIPT_CHUNKING).map((c) => ({
+  const chunks = chunkWords(words, TRANSCRIPT_CHUNKING);
+  return chunks.map((c, i) => ({
     start: c.start,
-    end: c.end,
+    // At least MIN_CUE_SECONDS on screen, unless the next cue starts sooner.
+    end: Math.max(c.end, Math.min(c.start + MIN_CUE_SECONDS, chunks[i + 1]?.start ?? Infinity)),
     text: c.words.map((w) => w.word).join(" "),
     voice: speakerNames[c.words[0]!.speaker] ?? c.words[0]!.speaker,
   }));

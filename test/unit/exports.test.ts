@@ -46,6 +46,19 @@ describe("transcript", () => {
     }
   });
 
+  test("a word timed with no duration still gets a cue that shows, never over the next one", () => {
+    const words = [
+      { word: "Yes.", start: 1, end: 1, speaker: "A" },
+      { word: "No.", start: 1.05, end: 1.05, speaker: "B" },
+      { word: "Maybe.", start: 3, end: 3, speaker: "A" },
+    ];
+    const spans = transcriptCues(words).map((c) => [c.start, c.end]);
+    [[1, 1.05], [1.05, 1.15], [3, 3.1]].forEach(([a, b], i) => {
+      expect(spans[i]![0]).toBeCloseTo(a!, 9);
+      expect(spans[i]![1]).toBeCloseTo(b!, 9);
+    });
+  });
+
   test("plain text has one paragraph per turn with its time and speaker", () => {
     const text = transcriptText(t.segments, { "Speaker 1": "Nora" });
     expect(text.trim().split("\n\n")).toHaveLength(3);
