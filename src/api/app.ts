@@ -21,6 +21,7 @@ import {
 import { registerBillingRoutes } from "../billing/routes.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
+import { registerUploadDashboard } from "../web/dashboard/upload.ts";
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
 
@@ -94,6 +95,7 @@ export function buildApi(ctx: AppContext) {
   registerBillingRoutes(app as unknown as Elysia, ctx);
   registerDashboardRoutes(app as unknown as Elysia, ctx);
   registerWebhookDashboard(app as unknown as Elysia, ctx);
+  registerUploadDashboard(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,

@@ -1,21 +1,12 @@
 import { FileStore } from "@tus/file-store";
 import { EVENTS, Server } from "@tus/server";
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { ApiError } from "../api/errors.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import type { UploadRow } from "../db/schema.ts";
 import { uploadFilePath, uploadInfoPath, uploadsDir } from "../pipeline/acquire.ts";
 import { deleteUpload, findOwnUpload, insertUpload, markUploadComplete, newUploadId, type UploadOwner } from "./store.ts";
-
-/** Why a raw upload was refused; the HTTP layer maps it to the error envelope. */
-export class UploadRefused extends Error {
-  constructor(
-    readonly reason: "too_large" | "empty",
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** The path every tus request shares; upload URLs are this plus the upload id. */
 export const UPLOADS_PATH = "/v1/uploads";
@@ -103,7 +94,7 @@ export class UploadService {
         }
       }
       await sink.end();
-      if (size === 0) throw new UploadRefused("empty", "The upload is empty: send the file as the request body.");
+      if (size === 0) throw new ApiError("invalid_body", "The upload is empty: send the file as the request body.");
     } catch (err) {
       await Promise.resolve(sink.end()).catch(() => {});
       rmSync(partial, { force: true });
@@ -115,7 +106,7 @@ export class UploadService {
     return insertUpload(this.db, this.clock, owner, id, { size, filename, complete: true });
   }
 
-  private tooLarge(): UploadRefused {
-    return new UploadRefused("too_large", `The upload exceeds ${this.maxBytes} bytes (CLIPYARD_MAX_MEDIA_BYTES).`);
+  private tooLarge(): ApiError {
+    return new ApiError("body_too_large", `The upload exceeds ${this.maxBytes} bytes (CLIPYARD_MAX_MEDIA_BYTES).`);
   }
 }

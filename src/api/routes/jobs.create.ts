@@ -33,11 +33,9 @@ function checkUploadSource(ctx: AppContext, owner: UploadOwner, uploadId: string
   if (upload.status !== "complete") throw new ApiError("invalid_upload", `Upload ${uploadId} has not been fully received yet; finish it before submitting the job.`, "source.upload_id");
 }
 
-/** POST /v1/jobs — spec §4; `source.type` "upload" is an extension. */
-export async function createJob(ctx: AppContext, request: Request, headers: Record<string, string | number>, requestId: string) {
-  const principal = guard(ctx, request, headers);
-  const key = idempotencyKey(request);
-  const body = parseOrThrow(JobCreateSchema, await readJsonObject(request), codeFor);
+/** Validates a submission body (the API's or the dashboard's) and creates the job. */
+export function submitJobBody(ctx: AppContext, principal: UploadOwner, raw: unknown, opts: { idempotencyKey?: string; requestId: string }) {
+  const body = parseOrThrow(JobCreateSchema, raw, codeFor);
   const effects = principal.env === "live" ? [...ctx.submitEffects] : [];
   if ("upload_id" in body.source) {
     const uploadId = body.source.upload_id;
@@ -47,8 +45,16 @@ export async function createJob(ctx: AppContext, request: Request, headers: Reco
     const urlProblem = checkSourceUrl(body.source.type as SourceType, body.source.url, { allowHttp: ctx.config.allowHttp });
     if (urlProblem) throw new ApiError("invalid_source_url", urlProblem, "source.url");
   }
-  const { job, replayed } = submitJob(ctx.db, ctx.clock, principal, body, { idempotencyKey: key, requestId, timeScale: ctx.config.timeScale, effects });
+  const submitted = submitJob(ctx.db, ctx.clock, principal, body, { ...opts, timeScale: ctx.config.timeScale, effects });
+  if (!submitted.replayed) ctx.wakeScheduler();
+  return submitted;
+}
+
+/** POST /v1/jobs — spec §4; `source.type` "upload" is an extension. */
+export async function createJob(ctx: AppContext, request: Request, headers: Record<string, string | number>, requestId: string) {
+  const principal = guard(ctx, request, headers);
+  const key = idempotencyKey(request);
+  const { job, replayed } = submitJobBody(ctx, principal, await readJsonObject(request), { idempotencyKey: key, requestId });
   if (replayed) headers["idempotent-replayed"] = "true";
-  else ctx.wakeScheduler();
   return presentJob(job, ctx.present);
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context.ts";
 import { presentUpload } from "../../uploads/present.ts";
-import { UploadRefused, UPLOADS_PATH } from "../../uploads/service.ts";
+import { UPLOADS_PATH } from "../../uploads/service.ts";
 import { ApiError } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { RawUploadQuerySchema } from "../schemas/upload.ts";
@@ -46,15 +46,10 @@ export async function createUploadRoute(ctx: AppContext, request: Request, set: 
   }
   const { filename } = parseOrThrow(RawUploadQuerySchema, query(request), () => "invalid_parameter");
   const declared = request.headers.get("content-length");
-  try {
-    const row = await ctx.uploads.receiveRaw(request.body, declared === null ? null : Number(declared), owner, filename ?? null);
-    set.status = 201;
-    set.headers.location = `${ctx.present.publicUrl}${UPLOADS_PATH}/${row.id}`;
-    return presentUpload(row, row.size ?? 0);
-  } catch (err) {
-    if (err instanceof UploadRefused) throw new ApiError(err.reason === "too_large" ? "body_too_large" : "invalid_body", err.message);
-    throw err;
-  }
+  const row = await ctx.uploads.receiveRaw(request.body, declared === null ? null : Number(declared), owner, filename ?? null);
+  set.status = 201;
+  set.headers.location = `${ctx.present.publicUrl}${UPLOADS_PATH}/${row.id}`;
+  return presentUpload(row, row.size ?? 0);
 }
 
 /**
