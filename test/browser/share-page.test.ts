@@ -1,27 +1,21 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
+import { launchChromium, SCREENSHOTS } from "../helpers/chromium.ts";
 
 /**
  * The guest share page of a completed sandbox job in real Chromium: every clip has a player that
  * really loads the MP4 (readyState, duration, dimensions come from the decoded file) and download
  * links; the screenshot goes to test/browser/screenshots/ for a person to look at.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const SHOTS = join(import.meta.dir, "screenshots");
+const SHOTS = SCREENSHOTS;
 let app: TestAppliance;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup/billing.sh (apt-get install chromium)`);
-  mkdirSync(SHOTS, { recursive: true });
   app = await startAppliance({ env: { CLIPYARD_TIME_SCALE: "0.005" } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
-  });
+  browser = await launchChromium(["--autoplay-policy=no-user-gesture-required"]);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { getJobById } from "../../src/jobs/store.ts";
 import { uploadFilePath } from "../../src/pipeline/acquire.ts";
 import { issueLoginToken, loginUrl } from "../../src/web/dashboard/session.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
+import { launchChromium, SCREENSHOTS } from "../helpers/chromium.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 /**
@@ -14,20 +15,14 @@ import { SHARED_MEDIA } from "../helpers/paths.ts";
  * a DataTransfer), the progress bar fed by the browser's upload progress, the job it submits
  * running to completion. Screenshots go to test/browser/screenshots/ for a person to look at.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const SHOTS = join(import.meta.dir, "screenshots");
+const SHOTS = SCREENSHOTS;
 const RECORDING = join(SHARED_MEDIA, "jfk.wav");
 let app: TestAppliance;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup/billing.sh (apt-get install chromium)`);
-  mkdirSync(SHOTS, { recursive: true });
   app = await startAppliance({ env: { CLIPYARD_TIME_SCALE: "0.005" } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
