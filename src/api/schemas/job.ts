@@ -34,8 +34,6 @@ export const UrlSourceSchema = z
   })
   .strict();
 
-export const UPLOAD_ID_PATTERN = /^upl_[A-Za-z0-9]{10,40}$/;
-
 export const UploadSourceSchema = z
   .object({
     type: z.literal("upload").describe("Extension: media sent to POST /v1/uploads"),
