@@ -9,7 +9,7 @@ import { requestIdOf } from "./request-id.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
-import { createUploadRoute, getUploadRoute, tusUploadRoute } from "./routes/uploads.ts";
+import { createUploadRoute, getUploadRoute, tusOptionsRoute, tusUploadRoute } from "./routes/uploads.ts";
 import {
   createWebhookRoute,
   deleteWebhookRoute,
@@ -86,6 +86,7 @@ export function buildApi(ctx: AppContext) {
       return replayDeliveryRoute(ctx, request, set.headers as Record<string, string>, params.id);
     }, { parse: "none" })
     .post("/v1/uploads", ({ request, set }) => createUploadRoute(ctx, request, set as never), { parse: "none" })
+    .options("/v1/uploads", ({ request, set }) => tusOptionsRoute(ctx, request, set as never))
     .get("/v1/uploads/:id", ({ request, set, params }) => getUploadRoute(ctx, request, set.headers as Record<string, string>, params.id))
     .head("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id))
     .patch("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })

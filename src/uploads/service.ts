@@ -58,6 +58,11 @@ export class UploadService {
     return this.tus.handleWeb(request);
   }
 
+  /** tus discovery (OPTIONS): protocol version, extensions and the size limit; no upload is touched. */
+  describe(request: Request): Promise<Response> {
+    return this.tus.handleWeb(request);
+  }
+
   /** The owner's upload, if it exists for them and has not expired. */
   find(owner: UploadOwner, id: string): UploadRow | undefined {
     return findOwnUpload(this.db, this.clock, owner, id);

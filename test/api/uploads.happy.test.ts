@@ -66,7 +66,7 @@ test("tus: created, sent in chunks, interrupted, resumed from the server's offse
   expect(sha(readFileSync(uploadFilePath(app.dataDir, body.id)))).toBe(sha(bytes));
 });
 
-test("a sandbox job from an upload completes with the fixtures and every export, priced nothing", async () => {
+test("a sandbox job from an upload completes with the fixtures and every export", async () => {
   const key = app.key("up-job");
   const upload = (await rawUpload(app, key, Bun.file(RECORDING))).json;
   const submitted = await app.api("POST", "/v1/jobs", { key, body: { source: { type: "upload", upload_id: upload.id } } });
@@ -78,6 +78,16 @@ test("a sandbox job from an upload completes with the fixtures and every export,
   expect(job.output.trailer).toBeNull();
   await checkExports(job);
 }, 60_000);
+
+test("tus discovery (OPTIONS) names the protocol, its extensions and the size limit", async () => {
+  const res = await fetch(`${app.baseUrl}/v1/uploads`, { method: "OPTIONS" });
+  expect(res.status).toBe(204);
+  expect(res.headers.get("tus-version")).toContain("1.0.0");
+  expect(res.headers.get("tus-extension")).toContain("creation");
+  expect(res.headers.get("tus-extension")).toContain("termination");
+  expect(res.headers.get("tus-max-size")).toBe(String(app.ctx.config.maxMediaBytes));
+  expect(res.headers.get("access-control-allow-origin")).toBeNull();
+});
 
 test("a tus upload can be terminated (DELETE): it is gone", async () => {
   const key = app.key("up-del");

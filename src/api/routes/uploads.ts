@@ -65,6 +65,12 @@ export async function tusUploadRoute(ctx: AppContext, request: Request, set: { s
   return request.method === "HEAD" ? null : response.text();
 }
 
+/** OPTIONS /v1/uploads: tus discovery (Tus-Version, Tus-Extension, Tus-Max-Size), open like any OPTIONS. */
+export async function tusOptionsRoute(ctx: AppContext, request: Request, set: { status?: number | string; headers: HeaderBag }) {
+  relay(await ctx.uploads.describe(request), set);
+  return null;
+}
+
 /** GET /v1/uploads/{id}: the Upload, with how many bytes have arrived. */
 export function getUploadRoute(ctx: AppContext, request: Request, headers: HeaderBag, id: string) {
   const owner = guard(ctx, request, headers);
