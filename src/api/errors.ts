@@ -42,6 +42,7 @@ export const ERRORS = {
   not_found: { type: "invalid_request_error", status: 404, description: "resource or route does not exist for the organisation" },
   method_not_allowed: { type: "invalid_request_error", status: 405, description: "the path exists but not with this HTTP method" },
   body_too_large: { type: "invalid_request_error", status: 413, description: "request body larger than the limit (1 MiB)" },
+  upload_offset_conflict: { type: "invalid_request_error", status: 409, description: "extension (tus): Upload-Offset is not where the upload stands; HEAD the upload and resume from its offset" },
   idempotency_key_reused_with_different_body: { type: "idempotency_error", status: 409, description: "same Idempotency-Key with a different body within 24 hours" },
   too_many_requests: { type: "rate_limit_error", status: 429, description: "per-key budget exhausted; see Retry-After" },
   internal_error: { type: "api_error", status: 500, description: "unexpected server error" },

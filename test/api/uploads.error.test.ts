@@ -63,6 +63,11 @@ test("over CLIPYARD_MAX_MEDIA_BYTES: refused before or while reading, and nothin
   // tus announces the limit and refuses a longer Upload-Length.
   const tus = await tusClient(app, key).create(MAX + 1);
   expect(tus.status).toBe(413);
+  expect(((await tus.json()) as any).error.code).toBe("body_too_large");
+  // A tus creation without Upload-Length is a protocol error, also in the envelope.
+  const noLength = await fetch(`${app.baseUrl}/v1/uploads`, { method: "POST", headers: { authorization: `Bearer ${key}`, "tus-resumable": "1.0.0" } });
+  expect(noLength.status).toBe(400);
+  expect(((await noLength.json()) as any).error.code).toBe("invalid_body");
 });
 
 test("an empty body, an unknown query parameter, no key", async () => {

@@ -55,8 +55,11 @@ test("tus: created, sent in chunks, interrupted, resumed from the server's offse
   expect(head.headers.get("upload-offset")).toBe("100000");
   expect(head.headers.get("upload-length")).toBe(String(bytes.length));
   expect((await app.api("GET", `/v1/uploads/${body.id}`, { key })).json).toMatchObject({ status: "receiving", received_bytes: 100_000 });
-  // A PATCH at the wrong offset is refused by the protocol (409) and changes nothing.
-  expect((await tus.patch(url, 0, bytes.slice(0, 10))).status).toBe(409);
+  // A PATCH at the wrong offset is refused by the protocol (409, in the API's envelope) and changes nothing.
+  const conflict = await tus.patch(url, 0, bytes.slice(0, 10));
+  expect(conflict.status).toBe(409);
+  expect(((await conflict.json()) as any).error).toMatchObject({ code: "upload_offset_conflict", type: "invalid_request_error" });
+  expect(conflict.headers.get("tus-resumable")).toBe("1.0.0");
   for (let off = 100_000; off < bytes.length; off += 120_000) {
     const res = await tus.patch(url, off, bytes.slice(off, off + 120_000));
     expect(res.status).toBe(204);

@@ -1,7 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import { presentUpload } from "../../uploads/present.ts";
 import { UPLOADS_PATH } from "../../uploads/service.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, type ErrorCode } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { RawUploadQuerySchema } from "../schemas/upload.ts";
 import { parseOrThrow } from "../validate.ts";
@@ -22,6 +22,30 @@ function relay(response: Response, set: { status?: number | string; headers: Hea
   });
 }
 
+/**
+ * tus answers protocol errors with a status and a line of text; clients branch on the status, so it
+ * is kept, and the text becomes the API's error envelope like every other failure.
+ */
+const TUS_ERROR_CODES: Partial<Record<number, ErrorCode>> = {
+  400: "invalid_body",
+  403: "invalid_body",
+  404: "not_found",
+  409: "upload_offset_conflict",
+  410: "not_found",
+  413: "body_too_large",
+  415: "invalid_body",
+};
+
+async function tusOutcome(response: Response, set: { status?: number | string; headers: HeaderBag }): Promise<string | null> {
+  if (response.status < 400) {
+    relay(response, set);
+    return response.text();
+  }
+  const code = TUS_ERROR_CODES[response.status] ?? "internal_error";
+  const message = (await response.text()).trim() || `tus answered ${response.status}`;
+  throw new ApiError(code, message, null, { "tus-resumable": response.headers.get("tus-resumable") ?? "1.0.0" });
+}
+
 function query(request: Request): Record<string, string> {
   return Object.fromEntries(new URL(request.url).searchParams);
 }
@@ -38,8 +62,8 @@ export async function createUploadRoute(ctx: AppContext, request: Request, set: 
     const response = await ctx.uploads.handleTus(request, owner);
     const id = response.status === 201 ? response.headers.get("location")?.split("/").pop() : undefined;
     const row = id ? ctx.uploads.find(owner, id) : undefined;
-    relay(response, set);
-    if (!row) return response.text();
+    const text = await tusOutcome(response, set);
+    if (!row) return text;
     set.headers["upload-expires"] = new Date(row.expiresAt).toUTCString();
     set.headers["content-type"] = "application/json";
     return presentUpload(row, 0);
@@ -60,9 +84,8 @@ export async function createUploadRoute(ctx: AppContext, request: Request, set: 
 export async function tusUploadRoute(ctx: AppContext, request: Request, set: { status?: number | string; headers: HeaderBag }, id: string) {
   const owner = guard(ctx, request, set.headers, request.method === "DELETE" ? "write" : "read");
   if (!ctx.uploads.find(owner, id)) throw new ApiError("not_found", `No upload ${id}.`, "id");
-  const response = await ctx.uploads.handleTus(request, owner);
-  relay(response, set);
-  return request.method === "HEAD" ? null : response.text();
+  const text = await tusOutcome(await ctx.uploads.handleTus(request, owner), set);
+  return request.method === "HEAD" ? null : text;
 }
 
 /** OPTIONS /v1/uploads: tus discovery (Tus-Version, Tus-Extension, Tus-Max-Size), open like any OPTIONS. */
