@@ -1,10 +1,11 @@
 import { and, eq, lte, sql } from "drizzle-orm";
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import { jobs, uploads, type UploadRow } from "../db/schema.ts";
 import { newId } from "../ids.ts";
-import { uploadFilePath } from "../pipeline/acquire.ts";
+import { uploadFilePath, uploadsDir } from "../pipeline/acquire.ts";
 
 /**
  * Uploaded media: a row per upload (owner organisation and environment, state, expiry) and the file
@@ -81,5 +82,17 @@ export function sweepExpiredUploads(db: Db, clock: Clock, dataDir: string): stri
     rmSync(`${path}.json`, { force: true });
     db.delete(uploads).where(eq(uploads.id, id)).run();
   }
+  removeStalePartials(dataDir, clock.now() - UPLOAD_TTL_MS);
   return expired;
+}
+
+/** A raw upload cut off by a crash leaves its .partial file behind, with no row to expire it. */
+function removeStalePartials(dataDir: string, olderThan: number): void {
+  const dir = uploadsDir(dataDir);
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".partial")) continue;
+    const path = join(dir, name);
+    if (statSync(path).mtimeMs < olderThan) rmSync(path, { force: true });
+  }
 }

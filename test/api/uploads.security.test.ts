@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { ManualClock } from "../../src/clock.ts";
-import { uploadFilePath } from "../../src/pipeline/acquire.ts";
+import { uploadFilePath, uploadsDir } from "../../src/pipeline/acquire.ts";
 import { sweepExpiredUploads } from "../../src/uploads/store.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { rawUpload, tusClient } from "../helpers/uploads.ts";
@@ -36,15 +37,32 @@ test("another organisation's or environment's upload is unknown: job, GET, HEAD,
   expect((await app.api("GET", `/v1/uploads/${upload.id}`, { key: owner })).status).toBe(200);
 });
 
-test("an expired upload is refused like an unknown one, then swept from disk", async () => {
+test("an expired upload is refused like an unknown one, then swept from disk by the scheduler", async () => {
   const key = app.key("up-sec-exp");
   const upload = (await rawUpload(app, key, new Uint8Array(100))).json;
   clock.advance(DAY + 1);
   expect((await app.api("POST", "/v1/jobs", { key, body: { source: { type: "upload", upload_id: upload.id } } })).json.error.code).toBe("invalid_upload");
   expect((await app.api("GET", `/v1/uploads/${upload.id}`, { key })).status).toBe(404);
-  expect(sweepExpiredUploads(app.ctx.db, clock, app.dataDir)).toContain(upload.id);
+  // The scheduler's housekeeping runs the sweep.
+  expect(existsSync(uploadFilePath(app.dataDir, upload.id))).toBe(true);
+  app.scheduler.tick();
   expect(existsSync(uploadFilePath(app.dataDir, upload.id))).toBe(false);
   expect(existsSync(`${uploadFilePath(app.dataDir, upload.id)}.json`)).toBe(false);
+});
+
+test("a raw upload's .partial file left by a crash is swept once older than a day", async () => {
+  const dir = uploadsDir(app.dataDir);
+  const stale = join(dir, "upl_crashed.partial");
+  const fresh = join(dir, "upl_inflight.partial");
+  writeFileSync(stale, "x");
+  writeFileSync(fresh, "x");
+  const old = (clock.now() - DAY - 60_000) / 1000;
+  utimesSync(stale, old, old);
+  const now = clock.now() / 1000;
+  utimesSync(fresh, now, now);
+  sweepExpiredUploads(app.ctx.db, clock, app.dataDir);
+  expect(existsSync(stale)).toBe(false);
+  expect(existsSync(fresh)).toBe(true);
 });
 
 test("a job waiting for its upload keeps it past the expiry; the sweep leaves it alone", async () => {
