@@ -15,6 +15,8 @@ import { jobEventOutbox } from "./webhooks/events.ts";
 import { DeliveryWorker } from "./webhooks/worker.ts";
 import { Billing } from "./billing/service.ts";
 import { loadBillingConfig } from "./billing/config.ts";
+import { UploadService } from "./uploads/service.ts";
+import { sweepExpiredUploads } from "./uploads/store.ts";
 
 export interface Appliance {
   ctx: AppContext;
@@ -44,12 +46,17 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     transitions,
     submitEffects: [],
     billing,
+    uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes),
     wakeScheduler: () => scheduler?.wake(),
     webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
   };
   billing.install(transitions, ctx.submitEffects);
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
   const live = new StagedLiveRunner(config, transitions, livePipeline(config));
-  scheduler = new Scheduler(db, clock, transitions, sandbox, live, { workers: config.workers, timeScale: config.timeScale });
+  scheduler = new Scheduler(db, clock, transitions, sandbox, live, {
+    workers: config.workers,
+    timeScale: config.timeScale,
+    housekeeping: [() => sweepExpiredUploads(db, clock, config.dataDir)],
+  });
   return { ctx, scheduler, deliveries, api: buildApi(ctx) };
 }

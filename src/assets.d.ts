@@ -3,6 +3,18 @@ declare module "*.mp4" {
   const path: string;
   export default path;
 }
+declare module "*.srt" {
+  const path: string;
+  export default path;
+}
+declare module "*.vtt" {
+  const path: string;
+  export default path;
+}
+declare module "*.otio" {
+  const path: string;
+  export default path;
+}
 declare module "*.py" {
   const path: string;
   export default path;

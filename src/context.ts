@@ -7,6 +7,7 @@ import type { JobTransitions } from "./jobs/transitions.ts";
 import type { SubmitEffect } from "./jobs/submit.ts";
 import type { WebhookDeps } from "./webhooks/service.ts";
 import type { Billing } from "./billing/service.ts";
+import type { UploadService } from "./uploads/service.ts";
 
 /** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
 export interface AppContext {
@@ -21,6 +22,8 @@ export interface AppContext {
   webhooks: WebhookDeps;
   /** Wallet, top-ups and receipts (src/billing/). */
   billing: Billing;
+  /** POST /v1/uploads: tus and raw-body uploads (src/uploads/). */
+  uploads: UploadService;
   /** Nudges the scheduler after a submission so sandbox timing does not wait for the next poll. */
   wakeScheduler(): void;
 }

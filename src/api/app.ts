@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
 import { shareFile, sharePage } from "../web/share.ts";
+import { MAX_BODY_BYTES } from "./body.ts";
+import { errorBody } from "./error-body.ts";
 import { ApiError } from "./errors.ts";
 import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -9,6 +11,7 @@ import { requestIdOf } from "./request-id.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
+import { createUploadRoute, getUploadRoute, tusOptionsRoute, tusUploadRoute } from "./routes/uploads.ts";
 import {
   createWebhookRoute,
   deleteWebhookRoute,
@@ -20,6 +23,7 @@ import {
 import { registerBillingRoutes } from "../billing/routes.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
+import { registerUploadDashboard } from "../web/dashboard/upload.ts";
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
 
@@ -35,12 +39,6 @@ function routeMiss(routes: Routes, request: Request): ApiError {
   return new ApiError("not_found", `No route ${request.method} ${path}.`);
 }
 
-/** The spec's error envelope: the one place an ApiError becomes an HTTP body. */
-export function errorBody(err: ApiError, requestId: string) {
-  return {
-    error: { type: err.type, code: err.code, message: err.message, param: err.param, request_id: requestId },
-  };
-}
 
 /**
  * The HTTP application. Routes stay thin: each calls one function in src/api/routes/. Every response
@@ -49,7 +47,9 @@ export function errorBody(err: ApiError, requestId: string) {
  */
 export function buildApi(ctx: AppContext) {
   letOversizedHeadsReachTheApp();
-  const app = new Elysia()
+  // Uploads stream their body to disk, so the server must let bodies up to the media limit through;
+  // every JSON route still stops reading at 1 MiB (body.ts).
+  const app = new Elysia({ serve: { maxRequestBodySize: Math.max(ctx.config.maxMediaBytes, MAX_BODY_BYTES) + 64 * 1024 } })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
       checkHeadSize(request);
@@ -90,11 +90,18 @@ export function buildApi(ctx: AppContext) {
       set.status = 202;
       return replayDeliveryRoute(ctx, request, set.headers as Record<string, string>, params.id);
     }, { parse: "none" })
+    .post("/v1/uploads", ({ request, set }) => createUploadRoute(ctx, request, set as never), { parse: "none" })
+    .options("/v1/uploads", ({ request, set }) => tusOptionsRoute(ctx, request, set as never))
+    .get("/v1/uploads/:id", ({ request, set, params }) => getUploadRoute(ctx, request, set.headers as Record<string, string>, params.id))
+    .head("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id))
+    .patch("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })
+    .delete("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
   registerBillingRoutes(app as unknown as Elysia, ctx);
   registerDashboardRoutes(app as unknown as Elysia, ctx);
   registerWebhookDashboard(app as unknown as Elysia, ctx);
+  registerUploadDashboard(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ERRORS } from "./errors.ts";
 import { JobCreateSchema, JobListSchema, JobSchema } from "./schemas/job.ts";
+import { RawUploadQuerySchema, UploadSchema } from "./schemas/upload.ts";
 import { WalletSchema } from "./schemas/wallet.ts";
 
 /** OpenAPI 3.1 document generated from the same zod schemas that validate requests. */
@@ -29,7 +30,7 @@ export function openApiDocument() {
     info: { title: "clipyard API", version: "1" },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Wallet: json(WalletSchema), Error: errorSchema },
+      schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Wallet: json(WalletSchema), Upload: json(UploadSchema), Error: errorSchema },
     },
     security: [{ bearer: [] }],
     paths: {
@@ -55,6 +56,35 @@ export function openApiDocument() {
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           responses: { "200": { description: "Job", content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } } }, default: errorResponse },
         },
+      },
+      "/v1/uploads": {
+        post: {
+          summary:
+            "Extension: upload media for a job. A tus 1.0 creation request (Tus-Resumable, Upload-Length, Upload-Metadata) answers 201 with Location; any other POST is the whole file as the body. Streamed to disk, up to CLIPYARD_MAX_MEDIA_BYTES.",
+          parameters: [
+            { name: "filename", in: "query", schema: (json(RawUploadQuerySchema) as { properties: Record<string, unknown> }).properties.filename },
+            { name: "Tus-Resumable", in: "header", schema: { type: "string", enum: ["1.0.0"] } },
+            { name: "Upload-Length", in: "header", schema: { type: "integer" } },
+            { name: "Upload-Metadata", in: "header", schema: { type: "string" } },
+          ],
+          requestBody: { required: false, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
+          responses: { "201": { description: "Upload created", content: { "application/json": { schema: { $ref: "#/components/schemas/Upload" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/uploads/{id}": {
+        get: {
+          summary: "Extension: an upload of this organisation and environment",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "Upload", content: { "application/json": { schema: { $ref: "#/components/schemas/Upload" } } } }, default: errorResponse },
+        },
+        head: { summary: "Extension (tus): Upload-Offset and Upload-Length, to resume", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { "200": { description: "Offset in headers" }, default: errorResponse } },
+        patch: {
+          summary: "Extension (tus): the next chunk at Upload-Offset",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: { required: true, content: { "application/offset+octet-stream": { schema: { type: "string", format: "binary" } } } },
+          responses: { "204": { description: "Chunk stored; the new Upload-Offset in headers" }, default: errorResponse },
+        },
+        delete: { summary: "Extension (tus termination): delete the upload", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { "204": { description: "Deleted" }, default: errorResponse } },
       },
       "/v1/wallet": {
         get: {

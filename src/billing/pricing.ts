@@ -4,7 +4,8 @@ import { ApiError } from "../api/errors.ts";
  * Spec §1 "Pricing and billing" and §8 as data: every price, bound and lifetime the wallet uses.
  * Money is integer US cents everywhere; dollars exist only at the edges (CLI input, display).
  */
-export const PRICE_CENTS: Record<string, number> = { video_url: 300, youtube_url: 700 };
+/** An upload (extension) costs what a video_url does: the same pipeline after acquisition. */
+export const PRICE_CENTS: Record<string, number> = { video_url: 300, youtube_url: 700, upload: 300 };
 export const FREE_TIER_JOBS = 3;
 export const TOPUP_MIN_CENTS = 500;
 export const TOPUP_MAX_CENTS = 50_000;

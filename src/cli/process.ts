@@ -68,13 +68,19 @@ export default async function processCommand(argv: string[]): Promise<number> {
     const output = pipeline.output(state, job);
     const local = (ref: string) => parseFileRef(ref)!.name;
     const jobJson = {
-      clips: output.clips.map(({ files, ...c }) => ({ ...c, rendered_urls: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, local(v)])) })),
+      clips: output.clips.map(({ files, captions, ...c }) => ({
+        ...c,
+        rendered_urls: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, local(v)])),
+        ...(captions ? { captions_srt_url: local(captions.srt), captions_vtt_url: local(captions.vtt) } : {}),
+      })),
       trailer: output.trailer ? { url: local(output.trailer.file), duration_seconds: output.trailer.duration_seconds } : null,
       guest_share_url: null,
       show_notes: output.show_notes,
       transcript: output.transcript,
       ...(output.warnings ? { warnings: output.warnings } : {}),
       engine: output.engine,
+      // The API's export fields, as file names in the output folder.
+      ...Object.fromEntries(Object.entries(output.exports ?? {}).map(([k, ref]) => [`${k}_url`, local(ref)])),
     };
     writeFileSync(join(out, "job.json"), JSON.stringify(jobJson, null, 2));
     rmSync(work, { recursive: true, force: true });

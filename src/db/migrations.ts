@@ -220,4 +220,18 @@ export const migrations: string[] = [
   DROP INDEX jobs_org_seq;
   CREATE INDEX jobs_org_env_seq ON jobs(org_id, env, seq);
   `,
+  /* 5: uploads — media sent to POST /v1/uploads (tus or a raw body), scoped to organisation and environment */ `
+  CREATE TABLE uploads (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    env TEXT NOT NULL CHECK (env IN ('live','test')),
+    status TEXT NOT NULL CHECK (status IN ('receiving','complete')),
+    size INTEGER,
+    filename TEXT,
+    created_at INTEGER NOT NULL,
+    completed_at INTEGER,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX uploads_expiry ON uploads(expires_at);
+  `,
 ];

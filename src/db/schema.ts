@@ -209,6 +209,19 @@ export const dashboardSessions = sqliteTable("dashboard_sessions", {
   expiresAt: integer("expires_at").notNull(),
 });
 
+export const uploads = sqliteTable("uploads", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull(),
+  env: text("env", { enum: ["live", "test"] }).notNull(),
+  status: text("status", { enum: ["receiving", "complete"] }).notNull(),
+  size: integer("size"),
+  filename: text("filename"),
+  createdAt: integer("created_at").notNull(),
+  completedAt: integer("completed_at"),
+  expiresAt: integer("expires_at").notNull(),
+});
+
+export type UploadRow = typeof uploads.$inferSelect;
 export type TopupRow = typeof topups.$inferSelect;
 export type CreditLotRow = typeof creditLots.$inferSelect;
 export type HoldRow = typeof billingHolds.$inferSelect;

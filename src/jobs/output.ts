@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { ExportRefs } from "../pipeline/exports.ts";
 import type { ClipContent, Segment } from "../pipeline/types.ts";
 
 /**
@@ -12,6 +13,8 @@ export interface StoredClip extends ClipContent {
   rank: number;
   duration_seconds: number;
   files: Record<string, string>;
+  /** Extension: the clip's burned-in captions as SRT and WebVTT sidecars (times relative to the clip). */
+  captions?: { srt: string; vtt: string };
   score?: number;
   reason?: string;
 }
@@ -21,6 +24,8 @@ export interface StoredOutput {
   trailer: { file: string; duration_seconds: number } | null;
   show_notes: string;
   transcript: Segment[];
+  /** Extension: transcript files, Podcasting 2.0 chapters and the editing timeline (jobs completed before exports existed have none). */
+  exports?: ExportRefs;
   /** Degraded-but-complete notes (a clip or the trailer that could not be rendered). */
   warnings?: string[];
   /** Title used by the share page. */
@@ -41,7 +46,8 @@ export function parseFileRef(ref: string): FileRef | null {
 
 /** Every file a job's output refers to (the share page may serve these and nothing else). */
 export function outputFiles(output: StoredOutput): string[] {
-  const refs = output.clips.flatMap((c) => Object.values(c.files));
+  const refs = output.clips.flatMap((c) => [...Object.values(c.files), ...Object.values(c.captions ?? {})]);
   if (output.trailer) refs.push(output.trailer.file);
+  if (output.exports) refs.push(...Object.values(output.exports));
   return refs;
 }

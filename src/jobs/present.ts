@@ -25,7 +25,8 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
     id: row.id,
     object: "job",
     status: row.status,
-    source: { type: row.sourceType, url: row.sourceUrl },
+    // An upload job stores its upload id where URL jobs store the URL.
+    source: row.sourceType === "upload" ? { type: row.sourceType, upload_id: row.sourceUrl } : { type: row.sourceType, url: row.sourceUrl },
     options: JSON.parse(row.options),
     created_at: isoUtc(row.createdAt),
     completed_at: row.completedAt === null ? null : isoUtc(row.completedAt),
@@ -51,6 +52,7 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
         transcript_text: c.transcript_text,
         ...(c.score !== undefined ? { score: c.score } : {}),
         ...(c.reason !== undefined ? { reason: c.reason } : {}),
+        ...(c.captions ? { captions_srt_url: fileUrl(base, c.captions.srt), captions_vtt_url: fileUrl(base, c.captions.vtt) } : {}),
       })),
       trailer: out.trailer ? { url: fileUrl(base, out.trailer.file), duration_seconds: out.trailer.duration_seconds } : null,
       guest_share_url: base,
@@ -58,6 +60,15 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
       transcript: out.transcript,
       ...(out.warnings?.length ? { warnings: out.warnings } : {}),
       ...(out.engine ? { engine: out.engine } : {}),
+      ...(out.exports
+        ? {
+            transcript_srt_url: fileUrl(base, out.exports.transcript_srt),
+            transcript_vtt_url: fileUrl(base, out.exports.transcript_vtt),
+            transcript_txt_url: fileUrl(base, out.exports.transcript_txt),
+            chapters_url: fileUrl(base, out.exports.chapters),
+            timeline_url: fileUrl(base, out.exports.timeline),
+          }
+        : {}),
     };
   }
   return job;

@@ -28,7 +28,11 @@ export interface SchedulerOptions {
   leaseMs?: number;
   /** Upper bound on the sleep between ticks when nothing is due. */
   maxIdleMs?: number;
+  /** Periodic clean-up beside the jobs (expired uploads), run at most once per HOUSEKEEPING_MS. */
+  housekeeping?: Array<() => void>;
 }
+
+const HOUSEKEEPING_MS = 60_000;
 
 /**
  * Claims due jobs with a lease, hands them to the sandbox or live runner, runs the stall watchdog and
@@ -41,6 +45,7 @@ export class Scheduler {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly pacer: Pacer;
   private closing = false;
+  private lastHousekeeping = -Infinity;
 
   constructor(
     private readonly db: Db,
@@ -60,6 +65,16 @@ export class Scheduler {
 
   tick(): void {
     const now = this.clock.now();
+    if (now - this.lastHousekeeping >= HOUSEKEEPING_MS) {
+      this.lastHousekeeping = now;
+      for (const task of this.opts.housekeeping ?? []) {
+        try {
+          task();
+        } catch (err) {
+          log.error("housekeeping failed", { error: (err as Error).message });
+        }
+      }
+    }
     failStalledJobs(this.db, this.clock, this.transitions, STALL_BUDGET_MS * this.opts.timeScale);
     const requeued = requeueExpiredLeases(this.db, now);
     if (requeued.length) log.warn("requeued jobs whose lease lapsed", { jobs: requeued });

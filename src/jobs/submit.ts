@@ -23,6 +23,11 @@ export interface SubmitResult {
   replayed: boolean;
 }
 
+/** The jobs table keeps one source column: a URL, or for an upload its id. */
+export function storedSource(source: JobCreate["source"]): { type: string; url: string } {
+  return "upload_id" in source ? { type: source.type, url: source.upload_id } : source;
+}
+
 /**
  * Creates a queued job, honouring the Idempotency-Key. One IMMEDIATE transaction: the key lookup,
  * the job insert and the key record commit together, and the (org, env, key) primary key makes a
@@ -57,15 +62,16 @@ export function submitJob(
       if (prior) db.delete(idempotencyKeys).where(where).run();
     }
     const options = body.options ?? {};
+    const source = storedSource(body.source);
     const startDelayMs =
-      who.env === "test" ? Math.round(sandboxDurationSeconds(body.source, options) * SANDBOX_QUEUED_SHARE * 1000 * opts.timeScale) : 0;
+      who.env === "test" ? Math.round(sandboxDurationSeconds(source, options) * SANDBOX_QUEUED_SHARE * 1000 * opts.timeScale) : 0;
     const job = insertJob(db, {
       id: newId("job"),
       orgId: who.orgId,
       env: who.env,
       status: "queued",
-      sourceType: body.source.type,
-      sourceUrl: body.source.url,
+      sourceType: source.type,
+      sourceUrl: source.url,
       options: JSON.stringify(options),
       createdAt: now,
       runAfter: now + startDelayMs,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { JobListSchema, JobSchema, type Job } from "../api/schemas/job.ts";
+import { UploadSchema, type UploadResource } from "../api/schemas/upload.ts";
 
 /** The API's error envelope (spec §7), as the MCP server passes it on to the host. */
 export const ApiErrorEnvelopeSchema = z.object({
@@ -35,7 +36,12 @@ export interface ApiClient {
   submitJob(body: JobCreateBody, idempotencyKey?: string): Promise<ApiResult<Job>>;
   getJob(id: string): Promise<ApiResult<Job>>;
   listJobs(query: { limit?: number; starting_after?: string }): Promise<ApiResult<JobList>>;
+  /** Streams a local file to POST /v1/uploads (extension) and returns the Upload. */
+  uploadFile(path: string, filename: string): Promise<ApiResult<UploadResource>>;
 }
+
+/** An episode can take minutes to send over a LAN; every other call keeps the short timeout. */
+const UPLOAD_TIMEOUT_MS = 60 * 60 * 1000;
 
 function clientError(code: keyof typeof CLIENT_ERRORS, message: string, requestId: string | null = null): ApiResult<never> {
   return { ok: false, error: { type: "api_error", code, message, param: null, request_id: requestId } };
@@ -50,7 +56,12 @@ export function createApiClient(opts: { baseUrl: string; apiKey: string; timeout
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 30_000;
 
-  async function call<T>(method: string, path: string, schema: z.ZodType<T>, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResult<T>> {
+  async function call<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T>,
+    init: { body?: unknown; file?: Blob; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<ApiResult<T>> {
     const url = `${baseUrl}${path}`;
     let res: Response;
     try {
@@ -60,10 +71,11 @@ export function createApiClient(opts: { baseUrl: string; apiKey: string; timeout
           authorization: `Bearer ${opts.apiKey}`,
           accept: "application/json",
           ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...(init.file !== undefined ? { "content-type": "application/octet-stream" } : {}),
           ...init.headers,
         },
-        body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-        signal: AbortSignal.timeout(timeoutMs),
+        body: init.file ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
+        signal: AbortSignal.timeout(init.timeoutMs ?? timeoutMs),
       });
     } catch (err) {
       return clientError("api_unreachable", `Could not reach the clipyard API at ${baseUrl}: ${err instanceof Error ? err.message : String(err)}`);
@@ -101,5 +113,8 @@ export function createApiClient(opts: { baseUrl: string; apiKey: string; timeout
       const qs = params.toString();
       return call("GET", `/v1/jobs${qs ? `?${qs}` : ""}`, JobListSchema);
     },
+    // Bun.file is read from disk as the request streams, so the episode is never loaded whole.
+    uploadFile: (path, filename) =>
+      call("POST", `/v1/uploads?${new URLSearchParams({ filename })}`, UploadSchema, { file: Bun.file(path), timeoutMs: UPLOAD_TIMEOUT_MS }),
   };
 }

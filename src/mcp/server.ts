@@ -8,7 +8,7 @@ import { describeTool, toolResult, TOOLS } from "./tools.ts";
 
 const INSTRUCTIONS =
   "clipyard turns a podcast or video episode into ranked, captioned short clips, a trailer, show notes, a guest share page and a transcript. " +
-  "Call submit_job with a public HTTPS MP4 (video_url) or a video-site URL (youtube_url), then poll get_job until status is complete or failed. " +
+  "Call submit_job with a public HTTPS MP4 (video_url), a video-site URL (youtube_url) or, for a file on this machine, a local_file path, then poll get_job until status is complete or failed. " +
   "Errors carry a code to branch on (spec error table), e.g. invalid_source_url or not_found.";
 
 /**

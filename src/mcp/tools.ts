@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { JobCreateSchema, JobListSchema, JobSchema } from "../api/schemas/job.ts";
+import { JobCreateSchema, JobListSchema, JobSchema, UploadSourceSchema, UrlSourceSchema } from "../api/schemas/job.ts";
 import { ApiErrorEnvelopeSchema, type ApiClient, type ApiResult } from "./api-client.ts";
+import { LocalFileSourceSchema, uploadLocalFile } from "./local-file.ts";
 
 /** MCP tool annotations (hints to the host; spec 2025-06-18 ToolAnnotations). */
 export interface ToolAnnotations {
@@ -22,6 +23,7 @@ export interface ToolDef {
 }
 
 const SubmitJobInput = JobCreateSchema.extend({
+  source: z.discriminatedUnion("type", [UrlSourceSchema, UploadSourceSchema, LocalFileSourceSchema]),
   idempotency_key: z
     .string()
     .min(8)
@@ -58,11 +60,19 @@ function checkArgs<S extends z.ZodObject>(schema: S, args: Record<string, unknow
   };
 }
 
+/** The path is this machine's business (checked here); everything else the API validates as usual. */
+async function submitLocalFile(client: ApiClient, body: Record<string, unknown>, idempotencyKey: string | undefined): Promise<ApiResult<unknown>> {
+  const checked = checkArgs(z.object({ source: LocalFileSourceSchema }), { source: body.source });
+  if (!checked.ok) return checked;
+  const upload = await uploadLocalFile(client, checked.value.source);
+  return upload.ok ? client.submitJob({ ...body, source: upload.value }, idempotencyKey) : upload;
+}
+
 export const TOOLS: readonly ToolDef[] = [
   {
     name: "submit_job",
     description:
-      "Submit a podcast or video episode to clipyard. The job runs asynchronously (sandbox keys: about 10-70 s; live video_url: minutes) and produces ranked, captioned short clips (9:16 and 16:9 MP4), an optional vertical trailer, Markdown show notes, a guest share URL and a speaker-labelled transcript. Returns the queued Job; poll get_job with its id until status is complete or failed.",
+      "Submit a podcast or video episode to clipyard: a URL (video_url, youtube_url), an upload id, or a local_file path on the machine this MCP server runs on (the server uploads it first). The job runs asynchronously (sandbox keys: about 10-70 s; live: minutes) and produces ranked, captioned short clips (9:16 and 16:9 MP4), an optional vertical trailer, Markdown show notes, a guest share URL and a speaker-labelled transcript. Returns the queued Job; poll get_job with its id until status is complete or failed.",
     input: SubmitJobInput,
     output: JobSchema,
     annotations: { title: "Submit a clip job", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -74,7 +84,8 @@ export const TOOLS: readonly ToolDef[] = [
           error: { type: "invalid_request_error", code: "invalid_idempotency_key", message: "idempotency_key must be a string of 8-255 characters.", param: "idempotency_key", request_id: null },
         });
       }
-      return client.submitJob(body as { source: unknown; options?: unknown }, idempotency_key);
+      if ((body.source as { type?: unknown } | undefined)?.type !== "local_file") return client.submitJob(body as { source: unknown; options?: unknown }, idempotency_key);
+      return submitLocalFile(client, body, idempotency_key);
     },
   },
   {

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { DownloadError, downloadToFile } from "../media/download.ts";
@@ -13,10 +13,37 @@ export const SOURCE_FILE = "source.media";
 
 const NOT_MEDIA = `the media is not audio or video in an accepted container (${Object.values(MEDIA_CONTAINERS).join(", ")}); playlists, concat lists and other files that refer to further files are refused`;
 
+/** Where POST /v1/uploads keeps uploaded media (tus keeps a metadata file beside each). */
+export const uploadsDir = (dataDir: string): string => join(dataDir, "uploads");
+export const uploadFilePath = (dataDir: string, uploadId: string): string => join(uploadsDir(dataDir), uploadId);
+
+/** The tus metadata file beside an upload (the raw-body route writes the same shape). */
+export const uploadInfoPath = (dataDir: string, uploadId: string): string => `${uploadFilePath(dataDir, uploadId)}.json`;
+
 /**
- * Acquisition: the source URL becomes a probed local file. video_url goes through the SSRF-safe
- * downloader; youtube_url through yt-dlp; "file" (the CLI's `process`) is already local. Either way
- * ffmpeg only ever reads a local file, and only as one of the accepted containers (mediaInput): the
+ * The upload becomes the job's own file: a hard link where the
+ * data directory allows it (instant, no second copy on disk), else a copy, so the upload can expire
+ * or serve another job independently.
+ */
+function takeUpload(dataDir: string, uploadId: string, dir: string): string {
+  const from = uploadFilePath(dataDir, uploadId);
+  if (!existsSync(from)) throw new PipelineError("media_fetch_failed", `upload ${uploadId} no longer exists (it expired before the job started)`);
+  // Named by the appliance like every source: the client's file name must not steer the demuxer choice.
+  const dest = join(dir, SOURCE_FILE);
+  rmSync(dest, { force: true });
+  try {
+    linkSync(from, dest);
+  } catch {
+    copyFileSync(from, dest);
+  }
+  return dest;
+}
+
+/**
+ * Acquisition: the source becomes a probed local file. video_url goes through the SSRF-safe
+ * downloader; youtube_url through yt-dlp; "upload" (POST /v1/uploads, the source's url holds the
+ * upload id) is linked in from the uploads folder; "file" (the CLI's `process`) is already local.
+ * Either way ffmpeg only ever reads a local file, and only as one of the accepted containers (mediaInput): the
  * probe below refuses playlists, lists and anything else that would make ffmpeg open other files.
  */
 export async function acquire(
@@ -29,6 +56,8 @@ export async function acquire(
   let path: string;
   if (source.type === "file") {
     path = source.url;
+  } else if (source.type === "upload") {
+    path = takeUpload(config.dataDir, source.url, dir);
   } else if (source.type === "youtube_url") {
     try {
       path = await downloadYoutube(source.url, dir, {

@@ -127,6 +127,28 @@ function plain(text: string): string {
   return text.replace(/[{}\\]/g, "").replace(/\s+/g, " ").trim();
 }
 
+/** The words heard in [offset, offset + duration): what a clip's captions are made of. */
+export function wordsInWindow(words: Word[], offset: number, duration: number): Word[] {
+  return words.filter((w) => w.end > offset && w.start < offset + duration);
+}
+
+export interface CaptionCue {
+  /** Seconds from the clip start. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The burned-in captions as plain cues (one per on-screen chunk, times relative to the clip), so a
+ * clip's SRT/VTT sidecar shows exactly the words the video shows, when it shows them.
+ */
+export function captionCues(words: Word[], offset: number, duration: number, chunking?: Partial<ChunkOptions>): CaptionCue[] {
+  return chunkWords(wordsInWindow(words, offset, duration), chunking)
+    .map((c) => ({ start: Math.max(0, c.start - offset), end: Math.min(duration, c.end - offset), text: plain(c.words.map((w) => w.word).join(" ")) }))
+    .filter((c) => c.end - c.start >= 0.01);
+}
+
 export interface AssOptions {
   frame: CaptionFrame;
   style?: CaptionStyle;
@@ -166,8 +188,7 @@ export function buildAss(words: Word[], opts: AssOptions): string {
     "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
   ];
   const events: string[] = [];
-  const inWindow = words.filter((w) => w.end > offset && w.start < offset + duration);
-  for (const chunk of chunkWords(inWindow, opts.chunking)) {
+  for (const chunk of chunkWords(wordsInWindow(words, offset, duration), opts.chunking)) {
     const texts = chunk.words.map((w) => {
       const t = plain(w.word);
       return style.uppercase ? t.toUpperCase() : t;

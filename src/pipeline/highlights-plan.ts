@@ -14,6 +14,8 @@ import type { ClipPlan, Transcript } from "./types.ts";
 export interface HighlightPlan {
   clips: ClipPlan[];
   showNotes: string;
+  /** The show notes' chapters, with exact start times (for the Podcasting 2.0 chapters file). */
+  chapters: Array<{ start: number; title: string }>;
   /** "embeddings:<model>" or "lexical-tfidf". */
   similarity: string;
   /** Human-readable notes about degraded operation (e.g. no embedding model). */
@@ -51,6 +53,7 @@ export async function planHighlights(transcript: Transcript, opts: PlanOptions):
   return {
     clips,
     showNotes,
+    chapters: analysis.chapters.map((c) => ({ start: c.start, title: c.title })),
     similarity: analysis.vectorSource,
     warnings,
     timings: { embedMs: t1 - t0, analyzeMs: t2 - t1, selectMs: t3 - t2, notesMs: t4 - t3 },

@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, extname, join } from "node:path";
 import type { Config } from "../config.ts";
 import type { JobRow } from "../db/schema.ts";
 import { jobOutputDir, type StoredOutput } from "../jobs/output.ts";
@@ -11,6 +11,7 @@ import { SpeechRuntimeMissingError } from "../models/speech-runtime.ts";
 import { ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../models/store.ts";
 import { acquire } from "./acquire.ts";
 import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
+import { captionRefs, exportRefs, writeExports, type ExportFiles } from "./exports.ts";
 import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights.ts";
 import { audioFeaturesFromWav } from "./highlights-audio.ts";
 import { planHighlights } from "./highlights-plan.ts";
@@ -36,11 +37,13 @@ export interface LiveOptions {
 export type LiveState = {
   source?: MediaInfo;
   transcript?: Transcript;
-  plan?: { clips: ClipPlan[]; showNotes: string; similarity: string; warnings: string[] };
+  plan?: { clips: ClipPlan[]; showNotes: string; chapters?: Array<{ start: number; title: string }>; similarity: string; warnings: string[] };
   /** Further ranked passages, not rendered as clips, that give a trailer enough material. */
   trailerExtras?: ClipPlan[];
   rendered?: Array<{ plan: ClipPlan; files: Record<string, string> }>;
   trailer?: { file: string; duration_seconds: number } | null;
+  /** Caption sidecars, transcript files, chapters and timeline, written by the notes stage. */
+  exports?: ExportFiles;
   warnings: string[];
   engine: Record<string, string>;
 };
@@ -67,8 +70,8 @@ export interface LivePipelineOptions {
 }
 
 /**
- * The live pipeline. A job's source is a URL (video_url, youtube_url) or, for `clipyard process`,
- * a local file (source type "file").
+ * The live pipeline. A job's source is a URL (video_url, youtube_url), an upload (source type
+ * "upload", its url the upload id) or, for `clipyard process`, a local file (source type "file").
  */
 export function livePipeline(config: Config, opts: LivePipelineOptions = {}): LivePipeline<LiveState> {
   const outDir = opts.outDir ?? ((job: JobRow) => jobOutputDir(config.dataDir, job.id));
@@ -120,7 +123,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
             maxSeconds: o.max_clip_seconds ?? DEFAULT_MAX_CLIP_SECONDS,
             audio,
           });
-          ctx.state.plan = { clips: plan.clips.slice(0, count), showNotes: plan.showNotes, similarity: plan.similarity, warnings: plan.warnings };
+          ctx.state.plan = { clips: plan.clips.slice(0, count), showNotes: plan.showNotes, chapters: plan.chapters, similarity: plan.similarity, warnings: plan.warnings };
           ctx.state.trailerExtras = plan.clips.slice(count);
           ctx.state.engine.highlights = plan.similarity;
           ctx.state.warnings.push(...plan.warnings);
@@ -207,9 +210,18 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
       name: "notes",
       weight: 0.2,
       run: async (ctx) => {
-        const { transcript, plan } = ctx.state as Required<LiveState>;
+        const { transcript, plan, rendered, source } = ctx.state as Required<LiveState>;
         writeFileSync(join(outDir(job), "notes.md"), plan.showNotes);
         writeFileSync(join(outDir(job), "transcript.json"), JSON.stringify({ language: transcript.language, segments: namedSegments(transcript), words: transcript.words }));
+        ctx.state.exports = writeExports(outDir(job), {
+          title: notesTitle(plan.showNotes) ?? "Episode",
+          words: transcript.words,
+          segments: transcript.segments,
+          speakerNames: transcript.speakerNames,
+          chapters: plan.chapters ?? [],
+          clips: rendered.map((r) => r.plan),
+          source: { name: sourceMediaName(job, source.path), durationSeconds: source.durationSeconds, fps: source.fps, hasVideo: source.hasVideo },
+        });
       },
     },
   ];
@@ -221,8 +233,19 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
   };
 }
 
+const notesTitle = (notes: string): string | undefined => /^# (.+)$/m.exec(notes)?.[1]?.trim();
+
+/** The source's own file name where it has one, so an editor can relink the timeline to its copy. */
+function sourceMediaName(job: JobRow, acquiredPath: string): string {
+  const named =
+    job.sourceType === "video_url" ? decodeURIComponent(basename(new URL(job.sourceUrl).pathname))
+    : job.sourceType === "file" || job.sourceType === "upload" ? basename(acquiredPath)
+    : "";
+  return extname(named) ? named : `source${extname(acquiredPath)}`;
+}
+
 function audiogramCard(notes: string, t: Transcript) {
-  const title = /^# (.+)$/m.exec(notes)?.[1]?.trim() ?? "Episode";
+  const title = notesTitle(notes) ?? "Episode";
   const turns = t.speakerTurns ?? t.segments;
   return { title, speakers: turns.map((s) => ({ start: s.start, end: s.end, name: t.speakerNames?.[s.speaker] ?? s.speaker })) };
 }
@@ -241,15 +264,17 @@ export function buildOutput(state: LiveState, job: JobRow): StoredOutput {
     duration_seconds: Math.round((r.plan.end_time - r.plan.start_time) * 1000) / 1000,
     transcript_text: r.plan.transcript_text,
     files: r.files,
+    ...(state.exports ? { captions: captionRefs(state.exports, i, "job") } : {}),
     score: r.plan.score,
     reason: r.plan.reason,
   }));
   return {
-    title: /^# (.+)$/m.exec(state.plan?.showNotes ?? "")?.[1]?.trim(),
+    title: notesTitle(state.plan?.showNotes ?? ""),
     clips,
     trailer: state.trailer ?? null,
     show_notes: state.plan!.showNotes,
     transcript: namedSegments(state.transcript!),
+    ...(state.exports ? { exports: exportRefs(state.exports, "job") } : {}),
     warnings: state.warnings.length ? state.warnings : undefined,
     engine: state.engine,
   };

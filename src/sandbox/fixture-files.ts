@@ -11,6 +11,17 @@ import clip2X from "../../fixtures/sandbox/clip2_x.mp4" with { type: "file" };
 import clip3Linkedin from "../../fixtures/sandbox/clip3_linkedin.mp4" with { type: "file" };
 import clip3X from "../../fixtures/sandbox/clip3_x.mp4" with { type: "file" };
 import trailer from "../../fixtures/sandbox/trailer.mp4" with { type: "file" };
+import clip1Srt from "../../fixtures/sandbox/clip1.srt" with { type: "file" };
+import clip1Vtt from "../../fixtures/sandbox/clip1.vtt" with { type: "file" };
+import clip2Srt from "../../fixtures/sandbox/clip2.srt" with { type: "file" };
+import clip2Vtt from "../../fixtures/sandbox/clip2.vtt" with { type: "file" };
+import clip3Srt from "../../fixtures/sandbox/clip3.srt" with { type: "file" };
+import clip3Vtt from "../../fixtures/sandbox/clip3.vtt" with { type: "file" };
+import transcriptSrt from "../../fixtures/sandbox/transcript.srt" with { type: "file" };
+import transcriptVtt from "../../fixtures/sandbox/transcript.vtt" with { type: "file" };
+import transcriptTxt from "../../fixtures/sandbox/transcript.txt" with { type: "file" };
+import chaptersJson from "../../fixtures/sandbox/chapters.json" with { type: "file" };
+import timelineOtio from "../../fixtures/sandbox/timeline.otio" with { type: "file" };
 
 export const FIXTURE_MANIFEST = manifest;
 
@@ -22,4 +33,16 @@ export const FIXTURE_FILES: Record<string, string> = {
   "clip3_linkedin.mp4": clip3Linkedin,
   "clip3_x.mp4": clip3X,
   "trailer.mp4": trailer,
+  "clip1.srt": clip1Srt,
+  "clip1.vtt": clip1Vtt,
+  "clip2.srt": clip2Srt,
+  "clip2.vtt": clip2Vtt,
+  "clip3.srt": clip3Srt,
+  "clip3.vtt": clip3Vtt,
+  "transcript.srt": transcriptSrt,
+  "transcript.vtt": transcriptVtt,
+  "transcript.txt": transcriptTxt,
+  // TypeScript types every .json import as its parsed content; imported as a file, Bun gives its path.
+  "chapters.json": chaptersJson as unknown as string,
+  "timeline.otio": timelineOtio,
 };

@@ -1,4 +1,5 @@
 import type { StoredOutput } from "../jobs/output.ts";
+import { captionRefs, exportRefs, type ExportFiles } from "../pipeline/exports.ts";
 import type { ClipContent, Segment } from "../pipeline/types.ts";
 import { FIXTURE_FILES, FIXTURE_MANIFEST } from "./fixture-files.ts";
 
@@ -10,6 +11,7 @@ interface FixtureManifest {
   clips: Array<ClipContent & { files: { linkedin: string; x: string } }>;
   trailer: { file: string; duration_seconds: number };
   show_notes: string;
+  exports: ExportFiles;
 }
 
 const manifest = (): FixtureManifest => FIXTURE_MANIFEST as FixtureManifest;
@@ -20,8 +22,8 @@ export function fixturePath(name: string): string | undefined {
 }
 
 /**
- * The success fixture for a sandbox job: 3 clips, a trailer when asked for on a video source, notes
- * and transcript. Clip ids derive from the job id so they are unique per job; every timing and text
+ * The success fixture for a sandbox job: 3 clips, a trailer when asked for on a video source, notes,
+ * transcript and the studio exports (whatever the source type). Clip ids derive from the job id so they are unique per job; every timing and text
  * is identical across jobs.
  */
 export function sandboxOutput(jobId: string, opts: { includeTrailer: boolean; sourceType: string }): StoredOutput {
@@ -40,6 +42,7 @@ export function sandboxOutput(jobId: string, opts: { includeTrailer: boolean; so
       duration_seconds: Math.round((c.end_time - c.start_time) * 1000) / 1000,
       transcript_text: c.transcript_text,
       files: { linkedin: `fixture:${c.files.linkedin}`, x: `fixture:${c.files.x}` },
+      captions: captionRefs(m.exports, i, "fixture"),
     })),
     trailer:
       opts.includeTrailer && opts.sourceType === "video_url"
@@ -47,6 +50,7 @@ export function sandboxOutput(jobId: string, opts: { includeTrailer: boolean; so
         : null,
     show_notes: m.show_notes,
     transcript: m.transcript,
+    exports: exportRefs(m.exports, "fixture"),
     engine: { pipeline: "sandbox fixtures" },
   };
 }

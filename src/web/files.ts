@@ -8,7 +8,9 @@ const TYPES: Record<string, string> = {
   ".md": "text/markdown; charset=utf-8",
   ".json": "application/json",
   ".vtt": "text/vtt; charset=utf-8",
-  ".srt": "application/x-subrip",
+  ".srt": "application/x-subrip; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".otio": "application/json",
   ".png": "image/png",
   ".jpg": "image/jpeg",
 };

@@ -45,6 +45,7 @@ export function sharePage(ctx: AppContext, token: string): Response {
   <p><strong>${esc(c.hook)}</strong></p>
   <blockquote>${esc(c.pull_quote)}</blockquote>
   ${vertical ? `<a class="btn" download href="${esc(vertical)}">Download 9:16</a>` : ""}${wide ? `<a class="btn" download href="${esc(wide)}">Download 16:9</a>` : ""}
+  ${c.captions ? `<p class="muted">Captions: <a download href="${esc(src(c.captions.srt))}">SRT</a> · <a download href="${esc(src(c.captions.vtt))}">VTT</a></p>` : ""}
 </article>`;
     })
     .join("\n");
@@ -52,8 +53,23 @@ export function sharePage(ctx: AppContext, token: string): Response {
     ? `<section class="card" style="margin-bottom:20px"><h2>Trailer</h2><video controls preload="metadata" playsinline src="${esc(src(output.trailer.file))}" style="max-width:360px"></video><br><a class="btn" download href="${esc(src(output.trailer.file))}">Download trailer</a></section>`
     : "";
   const body = `<header><p class="muted">Shared with you</p><h1>${esc(title)}</h1><p class="muted">${output.clips.length} clips ready to post. Play them here or download them.</p></header>
-${trailer}<section class="grid">${clips}</section>`;
+${trailer}<section class="grid">${clips}</section>${exportsSection(output, src)}`;
   return new Response(page(title, body), { headers: SHARE_HEADERS });
+}
+
+const EXPORT_LABELS: Array<[keyof NonNullable<StoredOutput["exports"]>, string]> = [
+  ["transcript_txt", "Transcript (text)"],
+  ["transcript_srt", "Transcript (SRT)"],
+  ["transcript_vtt", "Transcript (VTT)"],
+  ["chapters", "Chapters (Podcasting 2.0 JSON)"],
+  ["timeline", "Timeline (OpenTimelineIO)"],
+];
+
+function exportsSection(output: StoredOutput, src: (ref: string) => string): string {
+  const files = output.exports;
+  if (!files) return "";
+  const links = EXPORT_LABELS.map(([key, label]) => `<a class="btn" download href="${esc(src(files[key]))}">${esc(label)}</a>`).join("");
+  return `<section class="card" data-exports style="margin-top:20px"><h2>For your editor</h2><p class="muted">The transcript, chapters for your podcast feed, and a timeline with the clips as ranges of the episode.</p>${links}</section>`;
 }
 
 /** GET /share/{token}/files/{name}: only files the job's output names, with Range support. */

@@ -1,27 +1,21 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
+import { launchChromium, SCREENSHOTS } from "../helpers/chromium.ts";
 
 /**
  * The guest share page of a completed sandbox job in real Chromium: every clip has a player that
  * really loads the MP4 (readyState, duration, dimensions come from the decoded file) and download
  * links; the screenshot goes to test/browser/screenshots/ for a person to look at.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const SHOTS = join(import.meta.dir, "screenshots");
+const SHOTS = SCREENSHOTS;
 let app: TestAppliance;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup/billing.sh (apt-get install chromium)`);
-  mkdirSync(SHOTS, { recursive: true });
   app = await startAppliance({ env: { CLIPYARD_TIME_SCALE: "0.005" } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
-  });
+  browser = await launchChromium(["--autoplay-policy=no-user-gesture-required"]);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -75,7 +69,8 @@ test("guest share page: players load every clip, downloads and the trailer are o
   expect(videos[0]!.d).toBeGreaterThanOrEqual(60);
   for (const v of videos.slice(1)) expect(v).toMatchObject({ w: 1080, h: 1920 });
   const downloads = await page.$$eval("a[download]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
-  expect(downloads).toHaveLength(7);
+  // 3 clips x 2 formats + the trailer, 3 clips x 2 caption files, 5 episode exports.
+  expect(downloads).toHaveLength(7 + 6 + 5);
   for (const href of downloads) expect((await fetch(href, { method: "HEAD" })).status).toBe(200);
   expect(blocked).toEqual([]);
   await page.screenshot({ path: join(SHOTS, "share-page.png"), fullPage: true });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
+import { checkExports } from "../helpers/exports.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 
 const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
@@ -67,6 +68,9 @@ test("a live job on a real two-speaker recording completes with every output fil
   const range = await fetch(out.clips[0].rendered_urls.x, { headers: { range: "bytes=0-99" } });
   expect(range.status).toBe(206);
   expect((await range.arrayBuffer()).byteLength).toBe(100);
+  // Studio exports: every one downloads and parses; the timeline names the URL's file.
+  const exports = await checkExports(job);
+  expect(exports.timeline[0]!.clips[0]!.media).toBe("two_speakers_call.wav");
 }, 300_000);
 
 test("a live job whose media URL answers 404 fails with media_fetch_failed", async () => {

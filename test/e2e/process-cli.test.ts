@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
+import { readOtio } from "../helpers/exports.ts";
 import { SHARED_MEDIA } from "../helpers/media-server.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -53,6 +54,14 @@ test("clipyard process writes clips in both formats, notes, transcript and job.j
   const transcript = JSON.parse(readFileSync(join(out, "transcript.json"), "utf8"));
   expect(transcript.words.length).toBeGreaterThan(10);
   expect(job.engine.ffmpeg).toContain("libx264");
+  // The studio exports sit beside the clips, named in job.json like the API's fields; the timeline
+  // of a video source has a video track at its frame rate and names the local file.
+  expect(readFileSync(join(out, clip.captions_srt_url), "utf8")).toMatch(/^1\n00:00:\d\d,\d{3} --> /);
+  for (const k of ["transcript_srt_url", "transcript_vtt_url", "transcript_txt_url", "chapters_url"]) expect(existsSync(join(out, job[k]))).toBe(true);
+  const timeline = readOtio(join(out, job.timeline_url));
+  expect(timeline.map((t) => t.kind)).toEqual(["Video", "Audio"]);
+  expect(timeline[0]!.clips[0]).toMatchObject({ media: "interview.mp4" });
+  expect(timeline[0]!.clips[0]!.start).toBeCloseTo(clip.start_time, 1);
   expect(existsSync(join(out, ".clipyard-work"))).toBe(false);
 }, 180_000);
 

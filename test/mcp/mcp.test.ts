@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { JobListSchema, JobSchema, type Job } from "../../src/api/schemas/job.ts";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
 import { cleanEnv, freePort, MAIN, REPO_ROOT, startAppliance, type Appliance } from "./appliance.ts";
 
 type ToolCall = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
@@ -35,10 +38,11 @@ function apiError(result: ToolCall) {
 describe("clipyard mcp against a real appliance", () => {
   let appliance: Appliance;
   let session: Awaited<ReturnType<typeof connect>>;
+  let key: string;
 
   beforeAll(async () => {
     appliance = await startAppliance();
-    const key = await appliance.createKey("mcp-test");
+    key = await appliance.createKey("mcp-test");
     session = await connect(cleanEnv({ SERVICE_API_KEY: key, CLIPYARD_API_URL: appliance.baseUrl }));
   }, 30_000);
 
@@ -105,6 +109,39 @@ describe("clipyard mcp against a real appliance", () => {
     expect(list.object).toBe("list");
     expect(list.data.map((j) => j.id)).toContain(queued.id);
   }, 45_000);
+
+  test("submit_job with a local_file path uploads the file; the sandbox job completes; a retry with its key replays", async () => {
+    const path = join(SHARED_MEDIA, "jfk.wav");
+    const args = { source: { type: "local_file", path }, idempotency_key: "local-file-key-1" };
+    const submitted = await call(session.client, "submit_job", args);
+    expect(submitted.isError).toBeFalsy();
+    const queued = JobSchema.parse(submitted.structuredContent);
+    expect(queued.source.type).toBe("upload");
+    expect(queued.source.upload_id).toStartWith("upl_");
+    const upload = await fetch(`${appliance.baseUrl}/v1/uploads/${queued.source.upload_id}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await upload.json()).toMatchObject({ status: "complete", size: statSync(path).size, filename: "jfk.wav" });
+
+    let job: Job = queued;
+    const deadline = Date.now() + 30_000;
+    while (job.status !== "complete" && job.status !== "failed" && Date.now() < deadline) {
+      await Bun.sleep(250);
+      job = JobSchema.parse((await call(session.client, "get_job", { id: queued.id })).structuredContent);
+    }
+    expect({ status: job.status, error: job.error }).toEqual({ status: "complete", error: null });
+    expect(job.output?.timeline_url).toContain("/share/");
+    // The same file under the same key names the same upload, so the API replays the job.
+    const again = JobSchema.parse((await call(session.client, "submit_job", args)).structuredContent);
+    expect(again.id).toBe(queued.id);
+  }, 45_000);
+
+  test("a local_file path that is relative, missing or a folder is invalid_parameter on source.path", async () => {
+    for (const path of ["episode.mp3", "/no/such/episode.mp3", SHARED_MEDIA]) {
+      const err = apiError(await call(session.client, "submit_job", { source: { type: "local_file", path } }));
+      expect(err).toMatchObject({ code: "invalid_parameter", param: "source.path", request_id: null });
+    }
+    const noPath = apiError(await call(session.client, "submit_job", { source: { type: "local_file" } }));
+    expect(noPath).toMatchObject({ code: "invalid_parameter", param: "source.path" });
+  });
 
   test("list_jobs pages with limit and starting_after", async () => {
     for (const n of [1, 2]) {

@@ -28,12 +28,22 @@ export const JobOptionsSchema = z
     { message: CLIP_WINDOW_MESSAGE, path: ["min_clip_seconds"] },
   );
 
-export const JobSourceSchema = z
+export const UrlSourceSchema = z
   .object({
     type: z.enum(SOURCE_TYPES as [string, ...string[]]).describe("video_url or youtube_url"),
     url: BoundedUrlSchema.describe(`HTTPS URL valid for the type, at most ${MAX_URL_LENGTH} characters`),
   })
   .strict();
+
+export const UploadSourceSchema = z
+  .object({
+    type: z.literal("upload").describe("Extension: media sent to POST /v1/uploads"),
+    upload_id: z.string().describe("Extension: the upl_ id POST /v1/uploads returned (same organisation and environment, not expired, fully received)"),
+  })
+  .strict();
+
+/** A URL source (the spec's) or an upload (extension); the type picks which, so errors name source.type. */
+export const JobSourceSchema = z.discriminatedUnion("type", [UrlSourceSchema, UploadSourceSchema]);
 
 export const JobCreateSchema = z
   .object({
@@ -58,6 +68,8 @@ export const ClipSchema = z.object({
   transcript_text: z.string(),
   score: z.number().optional().describe("Extension: 0-100 highlight score"),
   reason: z.string().optional().describe("Extension: why the clip ranks where it does"),
+  captions_srt_url: z.string().optional().describe("Extension: the clip's captions as SRT, times relative to the clip"),
+  captions_vtt_url: z.string().optional().describe("Extension: the clip's captions as WebVTT, times relative to the clip"),
 });
 
 export const TranscriptSegmentSchema = z.object({
@@ -75,13 +87,22 @@ export const JobOutputSchema = z.object({
   transcript: z.array(TranscriptSegmentSchema),
   warnings: z.array(z.string()).optional().describe("Extension: what could not be produced (a clip or the trailer that failed to render)"),
   engine: z.record(z.string(), z.string()).optional().describe("Extension: engines and models that ran (asr, highlights, ffmpeg)"),
+  transcript_srt_url: z.string().optional().describe("Extension: the speaker-labelled transcript as SRT"),
+  transcript_vtt_url: z.string().optional().describe("Extension: the speaker-labelled transcript as WebVTT (speakers in <v> voice spans)"),
+  transcript_txt_url: z.string().optional().describe("Extension: the transcript as plain text, one paragraph per speaker turn"),
+  chapters_url: z.string().optional().describe("Extension: Podcasting 2.0 JSON chapters (version 1.2.0)"),
+  timeline_url: z.string().optional().describe("Extension: OpenTimelineIO timeline (.otio) with the clips as ranges of the source"),
 });
 
 export const JobSchema = z.object({
   id: z.string(),
   object: z.literal("job"),
   status: z.enum(["queued", "processing", "complete", "failed"]),
-  source: z.object({ type: z.string(), url: z.string() }),
+  source: z.object({
+    type: z.string(),
+    url: z.string().optional().describe("Present for URL sources"),
+    upload_id: z.string().optional().describe("Extension: present for upload sources"),
+  }),
   options: z.record(z.string(), z.unknown()),
   created_at: z.string(),
   completed_at: z.string().nullable(),

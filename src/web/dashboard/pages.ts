@@ -24,6 +24,7 @@ export const DASHBOARD_SECTIONS: Section[] = [
   { path: "/dashboard/topup", label: "Top up" },
   { path: "/dashboard/receipts", label: "Receipts" },
   { path: "/dashboard/keys", label: "API keys" },
+  { path: "/dashboard/upload", label: "Upload" },
   { path: "/dashboard/jobs", label: "Jobs" },
   { path: "/dashboard/webhooks", label: "Webhooks" },
 ];

@@ -74,5 +74,23 @@ export function dashboardRouter(app: Elysia, ctx: AppContext) {
       { parse: "none" },
     );
 
-  return { view, action, frameFor };
+  /**
+   * A POST whose body is not a form (a file the page streams up): the same session and origin
+   * checks as `action`, the CSRF token in the X-CSRF-Token header, the body left unread for the handler.
+   */
+  const stream = (path: string, handle: (s: DashboardSession, request: Request) => Promise<Response> | Response) =>
+    app.post(
+      path,
+      ({ request }) => {
+        const s = sessionFromRequest(ctx.db, ctx.clock, request);
+        if (!s) return signedOut();
+        if (!sameOrigin(request) || !csrfValid(s, request.headers.get("x-csrf-token"))) {
+          return html(page("Refused", "<h1>Refused</h1><p>Cross-site or unsigned requests are not accepted.</p>"), 403);
+        }
+        return handle(s, request);
+      },
+      { parse: "none" },
+    );
+
+  return { view, action, stream, frameFor };
 }

@@ -1,0 +1,98 @@
+import { and, eq, lte, sql } from "drizzle-orm";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/client.ts";
+import { jobs, uploads, type UploadRow } from "../db/schema.ts";
+import { newId } from "../ids.ts";
+import { uploadFilePath, uploadsDir } from "../pipeline/acquire.ts";
+
+/**
+ * Uploaded media: a row per upload (owner organisation and environment, state, expiry) and the file
+ * under the data directory's uploads/ folder. An upload that no job uses expires; a job submitted
+ * with it pushes the expiry out, so it cannot vanish before the job acquires it.
+ */
+export const UPLOAD_TTL_MS = 24 * 3600 * 1000;
+
+export interface UploadOwner {
+  orgId: string;
+  env: "live" | "test";
+}
+
+export const newUploadId = (): string => newId("upl");
+
+export function insertUpload(db: Db, clock: Clock, owner: UploadOwner, id: string, opts: { size: number | null; filename: string | null; complete: boolean }): UploadRow {
+  const now = clock.now();
+  const row: UploadRow = {
+    id,
+    orgId: owner.orgId,
+    env: owner.env,
+    status: opts.complete ? "complete" : "receiving",
+    size: opts.size,
+    filename: opts.filename,
+    createdAt: now,
+    completedAt: opts.complete ? now : null,
+    expiresAt: now + UPLOAD_TTL_MS,
+  };
+  db.insert(uploads).values(row).run();
+  return row;
+}
+
+export function markUploadComplete(db: Db, clock: Clock, id: string, size: number): void {
+  db.update(uploads).set({ status: "complete", size, completedAt: clock.now() }).where(eq(uploads.id, id)).run();
+}
+
+/** The client terminated it (tus DELETE): the store has removed the files. */
+export function deleteUpload(db: Db, id: string): void {
+  db.delete(uploads).where(eq(uploads.id, id)).run();
+}
+
+/**
+ * The upload if it belongs to this organisation and environment and has not expired; undefined
+ * otherwise, so a foreign or expired id reads exactly like an unknown one.
+ */
+export function findOwnUpload(db: Db, clock: Clock, owner: UploadOwner, id: string): UploadRow | undefined {
+  const row = db.select().from(uploads).where(and(eq(uploads.id, id), eq(uploads.orgId, owner.orgId), eq(uploads.env, owner.env))).get();
+  return row && row.expiresAt > clock.now() ? row : undefined;
+}
+
+/** A job will read this upload: keep it at least another lifetime. */
+export function keepUploadForJob(db: Db, clock: Clock, id: string): void {
+  db.update(uploads).set({ expiresAt: sql`max(${uploads.expiresAt}, ${clock.now() + UPLOAD_TTL_MS})` }).where(eq(uploads.id, id)).run();
+}
+
+/**
+ * Deletes expired uploads (row, file, and the tus metadata beside it), except those a queued or
+ * processing job still has to read. Returns the ids removed.
+ */
+export function sweepExpiredUploads(db: Db, clock: Clock, dataDir: string): string[] {
+  const inUse = db
+    .select({ id: jobs.sourceUrl })
+    .from(jobs)
+    .where(and(eq(jobs.sourceType, "upload"), sql`${jobs.status} IN ('queued','processing')`));
+  const expired = db
+    .select({ id: uploads.id })
+    .from(uploads)
+    .where(and(lte(uploads.expiresAt, clock.now()), sql`${uploads.id} NOT IN ${inUse}`))
+    .all()
+    .map((r) => r.id);
+  for (const id of expired) {
+    const path = uploadFilePath(dataDir, id);
+    rmSync(path, { force: true });
+    rmSync(`${path}.json`, { force: true });
+    db.delete(uploads).where(eq(uploads.id, id)).run();
+  }
+  removeStalePartials(dataDir, clock.now() - UPLOAD_TTL_MS);
+  return expired;
+}
+
+/** A raw upload cut off by a crash leaves its .partial file behind, with no row to expire it. */
+function removeStalePartials(dataDir: string, olderThan: number): void {
+  const dir = uploadsDir(dataDir);
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".partial")) continue;
+    const path = join(dir, name);
+    if (statSync(path).mtimeMs < olderThan) rmSync(path, { force: true });
+  }
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ManualClock } from "../../src/clock.ts";
+import { uploadFilePath, uploadsDir } from "../../src/pipeline/acquire.ts";
+import { sweepExpiredUploads } from "../../src/uploads/store.ts";
+import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
+import { rawUpload, tusClient } from "../helpers/uploads.ts";
+
+/**
+ * Uploads are scoped to the organisation and the key's environment: another organisation's id, a
+ * live key's view of a sandbox upload and an expired id all read as unknown, everywhere.
+ */
+const clock = new ManualClock(Date.now());
+let app: TestAppliance;
+beforeAll(async () => {
+  app = await startAppliance({ clock, scheduler: false });
+});
+afterAll(() => app.stop());
+
+const DAY = 24 * 3600 * 1000;
+
+test("another organisation's or environment's upload is unknown: job, GET, HEAD, PATCH, DELETE", async () => {
+  const owner = app.key("up-sec-a");
+  const upload = (await rawUpload(app, owner, new Uint8Array(100))).json;
+  const url = `${app.baseUrl}/v1/uploads/${upload.id}`;
+  for (const other of [app.key("up-sec-b"), app.key("up-sec-a", "live")]) {
+    const job = await app.api("POST", "/v1/jobs", { key: other, body: { source: { type: "upload", upload_id: upload.id } } });
+    expect(job.json.error).toMatchObject({ code: "invalid_upload", param: "source.upload_id" });
+    expect((await app.api("GET", `/v1/uploads/${upload.id}`, { key: other })).json.error.code).toBe("not_found");
+    const tus = tusClient(app, other);
+    expect((await tus.head(url)).status).toBe(404);
+    expect((await tus.patch(url, 100, new Uint8Array(1))).status).toBe(404);
+    expect((await tus.delete(url)).status).toBe(404);
+  }
+  expect(existsSync(uploadFilePath(app.dataDir, upload.id))).toBe(true);
+  expect((await app.api("GET", `/v1/uploads/${upload.id}`, { key: owner })).status).toBe(200);
+});
+
+test("an expired upload is refused like an unknown one, then swept from disk by the scheduler", async () => {
+  const key = app.key("up-sec-exp");
+  const upload = (await rawUpload(app, key, new Uint8Array(100))).json;
+  clock.advance(DAY + 1);
+  expect((await app.api("POST", "/v1/jobs", { key, body: { source: { type: "upload", upload_id: upload.id } } })).json.error.code).toBe("invalid_upload");
+  expect((await app.api("GET", `/v1/uploads/${upload.id}`, { key })).status).toBe(404);
+  // The scheduler's housekeeping runs the sweep.
+  expect(existsSync(uploadFilePath(app.dataDir, upload.id))).toBe(true);
+  app.scheduler.tick();
+  expect(existsSync(uploadFilePath(app.dataDir, upload.id))).toBe(false);
+  expect(existsSync(`${uploadFilePath(app.dataDir, upload.id)}.json`)).toBe(false);
+});
+
+test("a raw upload's .partial file left by a crash is swept once older than a day", async () => {
+  const dir = uploadsDir(app.dataDir);
+  const stale = join(dir, "upl_crashed.partial");
+  const fresh = join(dir, "upl_inflight.partial");
+  writeFileSync(stale, "x");
+  writeFileSync(fresh, "x");
+  const old = (clock.now() - DAY - 60_000) / 1000;
+  utimesSync(stale, old, old);
+  const now = clock.now() / 1000;
+  utimesSync(fresh, now, now);
+  sweepExpiredUploads(app.ctx.db, clock, app.dataDir);
+  expect(existsSync(stale)).toBe(false);
+  expect(existsSync(fresh)).toBe(true);
+});
+
+test("a job waiting for its upload keeps it past the expiry; the sweep leaves it alone", async () => {
+  const key = app.key("up-sec-keep");
+  const upload = (await rawUpload(app, key, new Uint8Array(100))).json;
+  clock.advance(DAY - 1000);
+  const job = await app.api("POST", "/v1/jobs", { key, body: { source: { type: "upload", upload_id: upload.id } } });
+  expect(job.status).toBe(202);
+  clock.advance(2000);
+  // Past the first expiry: the submission pushed it a day out, and the queued job still needs it.
+  expect((await app.api("GET", `/v1/uploads/${upload.id}`, { key })).status).toBe(200);
+  clock.advance(DAY * 2);
+  expect(sweepExpiredUploads(app.ctx.db, clock, app.dataDir)).not.toContain(upload.id);
+  expect(existsSync(uploadFilePath(app.dataDir, upload.id))).toBe(true);
+});
+
+test("a raw upload of 256 MiB is streamed to disk, never held in memory", async () => {
+  const key = app.key("up-sec-mem");
+  Bun.gc(true);
+  const before = process.memoryUsage().rss;
+  const chunk = new Uint8Array(1024 * 1024).fill(7);
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (sent === 256) return c.close();
+      sent++;
+      c.enqueue(chunk);
+    },
+  });
+  const res = await rawUpload(app, key, stream);
+  expect(res.status).toBe(201);
+  expect(res.json.size).toBe(256 * 1024 * 1024);
+  const grown = process.memoryUsage().rss - before;
+  expect(grown).toBeLessThan(96 * 1024 * 1024);
+}, 60_000);
