@@ -43,6 +43,11 @@ function describe(issue: z.core.$ZodRawIssue): string | undefined {
       return `must be ${issue.inclusive === false ? "less than" : "at most"} ${issue.maximum}${sizeUnit[issue.origin] ?? ""}`;
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "invalid_union": {
+      // A discriminated union (the job source) names the values its discriminator takes.
+      const options = (issue as { options?: unknown[] }).options;
+      return Array.isArray(options) && options.length ? `must be one of ${options.map((v) => JSON.stringify(v)).join(", ")}` : undefined;
+    }
     default:
       return undefined;
   }

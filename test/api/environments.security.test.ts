@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { startReceiver } from "../helpers/receiver.ts";
+import { rawUpload, tusClient } from "../helpers/uploads.ts";
 
 /**
  * Test and live are separate worlds inside one organisation (issue #25, item 2). One organisation
@@ -17,6 +18,9 @@ interface World {
   jobId: string;
   webhookId: string;
   deliveryId: string;
+  /** A complete raw upload and an unfinished tus upload of this world. */
+  uploadId: string;
+  tusUrl: string;
   receiver: Awaited<ReturnType<typeof startReceiver>>;
 }
 
@@ -57,7 +61,11 @@ beforeAll(async () => {
     expect(hook.status).toBe(201);
     const job = await app.api("POST", "/v1/jobs", { key, body: BODY, headers: { "idempotency-key": IDEMPOTENCY_KEY } });
     expect(job.status).toBe(202);
-    worlds[env] = { env, key, jobId: job.json.id, webhookId: hook.json.id, deliveryId: "", receiver };
+    const upload = await rawUpload(app, key, new Uint8Array(64));
+    expect(upload.status).toBe(201);
+    const tus = await tusClient(app, key).create(128);
+    expect(tus.status).toBe(201);
+    worlds[env] = { env, key, jobId: job.json.id, webhookId: hook.json.id, deliveryId: "", uploadId: upload.json.id, tusUrl: new URL(tus.headers.get("location")!, app.baseUrl).href, receiver };
   }
   // Both jobs end failed; each world's webhook gets its own job's event and nothing else.
   for (const w of Object.values(worlds)) {
@@ -184,6 +192,31 @@ const cases: Record<string, (w: World) => Promise<void>> = {
     expect(replay.status).toBe(202);
     expect(replay.json.webhook_id).toBe(w.webhookId);
   },
+  "POST /v1/uploads": async (w) => {
+    // A job may not start from the other world's upload; its own is accepted.
+    const foreign = await app.api("POST", "/v1/jobs", { key: w.key, body: { source: { type: "upload", upload_id: other(w).uploadId } } });
+    expect(foreign.status).toBe(400);
+    expect(foreign.json.error).toMatchObject({ code: "invalid_upload", param: "source.upload_id" });
+    const made = await rawUpload(app, w.key, new Uint8Array(8));
+    expect((await app.api("GET", `/v1/uploads/${made.json.id}`, { key: other(w).key })).json.error.code).toBe("not_found");
+  },
+  "GET /v1/uploads/:id": async (w) => {
+    expectNotFound(await app.api("GET", `/v1/uploads/${other(w).uploadId}`, { key: w.key }));
+    expect((await app.api("GET", `/v1/uploads/${w.uploadId}`, { key: w.key })).status).toBe(200);
+  },
+  "HEAD /v1/uploads/:id": async (w) => {
+    expect((await tusClient(app, w.key).head(other(w).tusUrl)).status).toBe(404);
+    expect((await tusClient(app, w.key).head(w.tusUrl)).status).toBe(200);
+  },
+  "PATCH /v1/uploads/:id": async (w) => {
+    expect((await tusClient(app, w.key).patch(other(w).tusUrl, 0, new Uint8Array(1))).status).toBe(404);
+    // The other world's upload did not move.
+    expect((await tusClient(app, other(w).key).head(other(w).tusUrl)).headers.get("upload-offset")).toBe("0");
+  },
+  "DELETE /v1/uploads/:id": async (w) => {
+    expect((await tusClient(app, w.key).delete(other(w).tusUrl)).status).toBe(404);
+    expect((await tusClient(app, other(w).key).head(other(w).tusUrl)).status).toBe(200);
+  },
   "GET /v1/wallet": async (w) => {
     const wallet = await app.api("GET", "/v1/wallet", { key: w.key });
     expect(wallet.status).toBe(200);
@@ -195,7 +228,7 @@ const cases: Record<string, (w: World) => Promise<void>> = {
 };
 
 /** Routes that carry no organisation data, so have nothing to isolate. */
-const PUBLIC_ROUTES = new Set(["GET /v1/openapi.json"]);
+const PUBLIC_ROUTES = new Set(["GET /v1/openapi.json", "OPTIONS /v1/uploads" /* tus discovery: the server's capabilities */]);
 
 test("every /v1 route of the app has an isolation case (a new endpoint must add one)", () => {
   const routes = app.http.routes.filter((r) => r.path.startsWith("/v1/")).map((r) => `${r.method} ${r.path}`);

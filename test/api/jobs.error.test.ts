@@ -65,7 +65,7 @@ test("validation messages say what is wrong: a field sent with the wrong type is
   expect(await message({ ...VIDEO_BODY, options: { clip_count: 11 } })).toBe("options.clip_count: must be at most 10");
   expect(await message({ ...VIDEO_BODY, options: { include_trailer: "yes" } })).toBe("options.include_trailer: must be true or false, not a string");
   expect(await message({ ...VIDEO_BODY, options: { caption_style: 5 } })).toBe('options.caption_style: must be one of "bold", "minimal", "karaoke", "boxed"');
-  expect(await message({ source: { type: "vimeo_url", url: "https://vimeo.com/1" } })).toBe('source.type: must be one of "video_url", "youtube_url"');
+  expect(await message({ source: { type: "vimeo_url", url: "https://vimeo.com/1" } })).toBe('source.type: must be one of "video_url", "youtube_url", "upload"');
   expect((await app.api("GET", "/v1/jobs?limit=101", { key })).json.error.message).toBe("limit: must be at most 100");
 });
 
