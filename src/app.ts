@@ -15,12 +15,14 @@ import { jobEventOutbox } from "./webhooks/events.ts";
 import { DeliveryWorker } from "./webhooks/worker.ts";
 import { Billing } from "./billing/service.ts";
 import { loadBillingConfig } from "./billing/config.ts";
+import { FeedPoller } from "./feeds/poller.ts";
 
 export interface Appliance {
   ctx: AppContext;
   scheduler: Scheduler;
   api: ReturnType<typeof buildApi>;
   deliveries: DeliveryWorker;
+  feeds: FeedPoller;
 }
 
 /** The composition root: builds every service once and wires them together. */
@@ -46,10 +48,21 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     billing,
     wakeScheduler: () => scheduler?.wake(),
     webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
+    feeds: { db, clock, policy, wake: () => feeds.wake() },
   };
   billing.install(transitions, ctx.submitEffects);
+  const feeds = new FeedPoller({
+    db,
+    clock,
+    policy,
+    timeScale: config.timeScale,
+    allowHttp: config.allowHttp,
+    liveEffects: ctx.submitEffects,
+    intervalMs: config.feedPollSeconds * 1000 * config.timeScale,
+    onJobs: () => scheduler?.wake(),
+  });
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
   const live = new StagedLiveRunner(config, transitions, livePipeline(config));
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, { workers: config.workers, timeScale: config.timeScale });
-  return { ctx, scheduler, deliveries, api: buildApi(ctx) };
+  return { ctx, scheduler, deliveries, feeds, api: buildApi(ctx) };
 }

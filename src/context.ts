@@ -7,6 +7,7 @@ import type { JobTransitions } from "./jobs/transitions.ts";
 import type { SubmitEffect } from "./jobs/submit.ts";
 import type { WebhookDeps } from "./webhooks/service.ts";
 import type { Billing } from "./billing/service.ts";
+import type { FeedDeps } from "./feeds/service.ts";
 
 /** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
 export interface AppContext {
@@ -19,6 +20,7 @@ export interface AppContext {
   /** Effects committed with every new job (billing holds for live jobs). */
   submitEffects: SubmitEffect[];
   webhooks: WebhookDeps;
+  feeds: FeedDeps;
   /** Wallet, top-ups and receipts (src/billing/). */
   billing: Billing;
   /** Nudges the scheduler after a submission so sandbox timing does not wait for the next poll. */

@@ -6,6 +6,7 @@ import { ApiError, errorBody } from "./errors.ts";
 import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
+import { createFeedRoute, deleteFeedRoute, listFeedsRoute } from "./routes/feeds.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
@@ -83,6 +84,12 @@ export function buildApi(ctx: AppContext) {
       set.status = 202;
       return replayDeliveryRoute(ctx, request, set.headers as Record<string, string>, params.id);
     }, { parse: "none" })
+    .post("/v1/feeds", ({ request, set }) => {
+      set.status = 201;
+      return createFeedRoute(ctx, request, set.headers as Record<string, string>);
+    }, { parse: "none" })
+    .get("/v1/feeds", ({ request, set }) => listFeedsRoute(ctx, request, set.headers as Record<string, string>))
+    .delete("/v1/feeds/:id", ({ request, set, params }) => deleteFeedRoute(ctx, request, set.headers as Record<string, string>, params.id), { parse: "none" })
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
   registerBillingRoutes(app as unknown as Elysia, ctx);

@@ -6,10 +6,11 @@ import { log, setLogLevel } from "../log.ts";
 export default async function serve(_argv: string[]): Promise<number> {
   const config = loadConfig();
   setLogLevel(config.logLevel);
-  const { api, scheduler, deliveries, ctx } = buildAppliance(config);
+  const { api, scheduler, deliveries, feeds, ctx } = buildAppliance(config);
   api.listen({ hostname: config.host, port: config.port });
   scheduler.start();
   deliveries.start();
+  feeds.start();
   const sweep = setInterval(() => ctx.limiter.sweep(), 60_000);
   log.info("clipyard listening", { url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, dataDir: config.dataDir });
   let closing = false;
@@ -21,6 +22,7 @@ export default async function serve(_argv: string[]): Promise<number> {
     await api.stop();
     await scheduler.stop();
     await deliveries.stop();
+    await feeds.stop();
     ctx.db.$client.close();
     process.exit(0);
   };
