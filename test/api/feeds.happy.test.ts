@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
 import { findOrgByName } from "../../src/accounts/orgs.ts";
-import { nextFeedDueAt } from "../../src/feeds/store.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
-import { episodes, startFeedServer } from "../helpers/feed-server.ts";
+import { episodes, pollDueFeeds, startFeedServer } from "../helpers/feed-server.ts";
 
 /**
  * Feeds through the HTTP API against a real podcast host on 127.0.0.1. The poller is driven tick by
@@ -21,10 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.stop());
 
-/** Polls every due feed (a tick claims a few at a time, and earlier tests' feeds are due too). */
-async function pollDue() {
-  while ((nextFeedDueAt(app.ctx.db) ?? Infinity) <= clock.now()) await app.feeds.tick();
-}
+const pollDue = () => pollDueFeeds(app, clock);
 
 async function nextPoll() {
   clock.advance(intervalMs);

@@ -1,3 +1,7 @@
+import type { Clock } from "../../src/clock.ts";
+import { nextFeedDueAt } from "../../src/feeds/store.ts";
+import type { TestAppliance } from "./appliance.ts";
+
 export interface FeedEpisode {
   guid?: string;
   url: string;
@@ -93,3 +97,11 @@ export const episodes = (n: number, base = "https://media.example.com/ep"): Feed
     url: `${base}${i + 1}.mp3`,
     published: new Date(Date.UTC(2026, 9, 1 + i)).toISOString(),
   }));
+
+/**
+ * Polls every feed due by the appliance's clock, tick by tick (a tick claims a few feeds at a time),
+ * for tests that drive the poller with a manual clock instead of its timers.
+ */
+export async function pollDueFeeds(app: TestAppliance, clock: Clock): Promise<void> {
+  while ((nextFeedDueAt(app.ctx.db) ?? Infinity) <= clock.now()) await app.feeds.tick();
+}
