@@ -20,7 +20,7 @@ export interface FeedPollerOptions extends IngestDeps {
 }
 
 // Covers the fetch with its redirects and the ingest; a poll still running past it is repeated.
-const LEASE_MS = 6 * FEED_TIMEOUT_MS + 60_000;
+export const FEED_LEASE_MS = 6 * FEED_TIMEOUT_MS + 60_000;
 
 /**
  * Polls due feeds: one leased poll per feed at a time, across processes sharing the database. Runs
@@ -47,7 +47,7 @@ export class FeedPoller {
   async tick(): Promise<void> {
     const free = (this.opts.concurrency ?? 4) - this.inFlight.size;
     if (free <= 0) return;
-    const claimed = claimDueFeeds(this.db, this.owner, this.clock.now(), LEASE_MS, free);
+    const claimed = claimDueFeeds(this.db, this.owner, this.clock.now(), FEED_LEASE_MS, free);
     await Promise.all(
       claimed.map((feed) => {
         const p = this.poll(feed)

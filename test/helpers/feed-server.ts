@@ -40,11 +40,17 @@ ${items}
 export function startFeedServer(episodes: FeedEpisode[] = []) {
   const state = { episodes, body: undefined as string | undefined, status: undefined as number | undefined, version: 1, etagSalt: "" };
   const requests: FeedRequest[] = [];
+  let held: Promise<void> | undefined;
   const etag = () => `"v${state.version}${state.etagSalt}"`;
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch(req) {
+    async fetch(req) {
+      if (held) {
+        const wait = held;
+        held = undefined;
+        await wait;
+      }
       const path = new URL(req.url).pathname;
       const ifNoneMatch = req.headers.get("if-none-match");
       const seen = (status: number) => requests.push({ path, ifNoneMatch, ifModifiedSince: req.headers.get("if-modified-since"), status });
@@ -82,6 +88,12 @@ export function startFeedServer(episodes: FeedEpisode[] = []) {
     },
     setStatus(status: number | undefined) {
       state.status = status;
+    },
+    /** The next request waits for the returned release(), as a slow host would keep a poll in flight. */
+    holdNext(): () => void {
+      let release!: () => void;
+      held = new Promise<void>((r) => (release = r));
+      return release;
     },
     /** Same document, new ETag: the next poll gets a full 200 (a host that lost its cache). */
     changeEtag() {
