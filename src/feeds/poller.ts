@@ -71,7 +71,10 @@ export class FeedPoller {
     else {
       try {
         const result = ingestEpisodes(this.opts, feed, parseEpisodes(fetched.text), newId("req"));
-        if (result.jobsCreated > 0) this.opts.onJobs();
+        if (result.jobsCreated > 0) {
+          log.info("feed poll made jobs", { feed: feed.id, jobs: result.jobsCreated });
+          this.opts.onJobs();
+        }
         record.status = "ok";
         record.error = result.problem;
         // Keep the validators only when every episode is settled: otherwise a 304 would hide the

@@ -153,6 +153,16 @@ test("a live feed is billed like any submission: past the free tier with an empt
   host.stop();
 });
 
+test("the OpenAPI document describes the feed endpoints from their schemas", async () => {
+  const doc = (await app.api("GET", "/v1/openapi.json")).json;
+  expect(Object.keys(doc.paths["/v1/feeds"]).sort()).toEqual(["get", "post"]);
+  expect(Object.keys(doc.paths["/v1/feeds/{id}"])).toEqual(["delete"]);
+  expect(doc.components.schemas.FeedCreate.required).toEqual(["url"]);
+  expect(Object.keys(doc.components.schemas.FeedCreate.properties)).toEqual(["url", "since", "options"]);
+  expect(doc.components.schemas.Feed.properties.last_status.enum).toEqual(["pending", "ok", "not_modified", "error"]);
+  expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain("invalid_feed_url");
+});
+
 test("GET lists the key's feeds newest first; DELETE stops polling and keeps the jobs", async () => {
   const host = startFeedServer(episodes(1));
   const key = app.key("feeds-list");

@@ -33,6 +33,11 @@ test("a local feed of three episodes makes three jobs once, a fourth when it gro
   const feed = (await s.api("GET", "/v1/feeds", key)).data[0];
   expect(feed).toMatchObject({ id: feedId, last_status: "ok", items_seen: 4, jobs_created: 4, livemode: false });
 
+  // Kill between two polls, not during one: a poll cut off mid-way leaves its lease to lapse (minutes,
+  // unscaled), which is tested on its own in test/feeds/poller.test.ts.
+  const polls = host.requests.length;
+  const finished = (l: any) => host.requests.length > polls && Date.parse(l.data[0].last_polled_at) >= host.requests.at(-1)!.at;
+  await eventually(() => s.api("GET", "/v1/feeds", key), finished, { what: "a finished poll" });
   expect(await s.kill9()).not.toBe(0);
   // The host forgets its ETag: the restarted appliance reads the whole feed again.
   host.changeEtag();

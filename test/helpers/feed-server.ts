@@ -14,6 +14,8 @@ export interface FeedRequest {
   ifNoneMatch: string | null;
   ifModifiedSince: string | null;
   status: number;
+  /** When the request arrived (epoch ms). */
+  at: number;
 }
 
 function rss(episodes: FeedEpisode[]): string {
@@ -53,7 +55,7 @@ export function startFeedServer(episodes: FeedEpisode[] = []) {
       }
       const path = new URL(req.url).pathname;
       const ifNoneMatch = req.headers.get("if-none-match");
-      const seen = (status: number) => requests.push({ path, ifNoneMatch, ifModifiedSince: req.headers.get("if-modified-since"), status });
+      const seen = (status: number) => requests.push({ path, ifNoneMatch, ifModifiedSince: req.headers.get("if-modified-since"), status, at: Date.now() });
       if (path === "/moved.xml") {
         seen(301);
         return new Response(null, { status: 301, headers: { location: "/feed.xml" } });
