@@ -87,6 +87,25 @@ test("three episodes make three jobs once; a 304 makes none; a fourth episode ma
   host.stop();
 });
 
+test("a host that dates its feed instead of tagging it gets If-Modified-Since, and answers 304", async () => {
+  const host = startFeedServer(episodes(2), { validator: "last-modified" });
+  const key = app.key("feeds-last-modified");
+  await app.api("POST", "/v1/feeds", { key, body: { url: host.url() } });
+  await pollDue();
+  await nextPoll();
+  host.setEpisodes(episodes(3));
+  await nextPoll();
+  const sent = host.requests.map((r) => ({ ifNoneMatch: r.ifNoneMatch, ifModifiedSince: r.ifModifiedSince, status: r.status }));
+  const v1 = new Date(Date.UTC(2026, 0, 1) + 60_000).toUTCString();
+  expect(sent).toEqual([
+    { ifNoneMatch: null, ifModifiedSince: null, status: 200 },
+    { ifNoneMatch: null, ifModifiedSince: v1, status: 304 },
+    { ifNoneMatch: null, ifModifiedSince: v1, status: 200 },
+  ]);
+  expect(await jobUrls(key)).toEqual(episodes(3).map((e) => e.url));
+  host.stop();
+});
+
 test("since: only episodes published after it make jobs; the older ones count as seen", async () => {
   const host = startFeedServer(episodes(3));
   const key = app.key("feeds-since");

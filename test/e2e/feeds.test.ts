@@ -49,5 +49,10 @@ test("a local feed of three episodes makes three jobs once, a fourth when it gro
   await eventually(() => host.requests.slice(before).filter((r) => r.status === 304).length, (n) => n >= 1, { what: "the next poll after it" });
   expect(await jobUrls(again)).toEqual(episodes(4).map((e) => e.url));
   expect(await again.cli("feeds", "list", "--org", "podcasts")).toContain(`${feedId}\ttest\t${host.url()}\tnot_modified\t4/4 jobs/seen`);
+
+  await again.cli("feeds", "remove", feedId);
+  expect((await again.api("GET", "/v1/feeds", key)).data).toEqual([]);
+  await expect(again.cli("feeds", "remove", feedId)).rejects.toThrow(`no feed ${feedId}`);
+  expect((await jobUrls(again)).length).toBe(4);
   host.stop();
 }, 120_000);

@@ -36,11 +36,14 @@ ${items}
 
 /**
  * A podcast host on 127.0.0.1: serves an RSS 2.0 document at /feed.xml with an ETag and honours
- * If-None-Match with 304, like real hosts; remembers every request and the status it got. `body`
+ * If-None-Match with 304 (or, with validator "last-modified", Last-Modified and If-Modified-Since), like real hosts; remembers every request and the status it got. `body`
  * overrides the document (an Atom feed, or something that is no feed at all); `status` forces an answer.
  */
-export function startFeedServer(episodes: FeedEpisode[] = []) {
+export function startFeedServer(episodes: FeedEpisode[] = [], opts: { validator?: "etag" | "last-modified" } = {}) {
   const state = { episodes, body: undefined as string | undefined, status: undefined as number | undefined, version: 1, etagSalt: "" };
+  const byDate = opts.validator === "last-modified";
+  // A host without ETags dates each version of the document instead.
+  const lastModified = () => new Date(Date.UTC(2026, 0, 1) + state.version * 60_000).toUTCString();
   const requests: FeedRequest[] = [];
   let held: Promise<void> | undefined;
   const etag = () => `"v${state.version}${state.etagSalt}"`;
@@ -68,12 +71,14 @@ export function startFeedServer(episodes: FeedEpisode[] = []) {
         seen(state.status);
         return new Response("forced", { status: state.status });
       }
-      if (ifNoneMatch === etag()) {
+      const validator: Record<string, string> = byDate ? { "last-modified": lastModified() } : { etag: etag() };
+      const ifModifiedSince = req.headers.get("if-modified-since");
+      if (byDate ? ifModifiedSince !== null && Date.parse(ifModifiedSince) >= Date.parse(lastModified()) : ifNoneMatch === etag()) {
         seen(304);
-        return new Response(null, { status: 304, headers: { etag: etag() } });
+        return new Response(null, { status: 304, headers: validator });
       }
       seen(200);
-      return new Response(state.body ?? rss(state.episodes), { headers: { "content-type": "application/rss+xml", etag: etag() } });
+      return new Response(state.body ?? rss(state.episodes), { headers: { "content-type": "application/rss+xml", ...validator } });
     },
   });
   return {
