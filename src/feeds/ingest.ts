@@ -1,7 +1,7 @@
 import { ApiError } from "../api/errors.ts";
 import { BoundedUrlSchema } from "../api/schemas/url.ts";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/client.ts";
+import { type Db, tx } from "../db/client.ts";
 import type { FeedRow } from "../db/schema.ts";
 import { checkSourceUrl } from "../jobs/source-url.ts";
 import { submitJob, type SubmitEffect } from "../jobs/submit.ts";
@@ -57,7 +57,7 @@ export function ingestEpisodes(deps: IngestDeps, feed: FeedRow, episodes: Episod
     const skipReason =
       feed.since !== null && (ep.publishedAt ?? now) <= feed.since ? "published before since" : enclosureProblem(ep.enclosureUrl, deps.allowHttp);
     if (skipReason !== null) {
-      recordItem(deps.db, { ...base, jobId: null, skippedReason: skipReason });
+      tx(deps.db, () => recordItem(deps.db, { ...base, jobId: null, skippedReason: skipReason }));
       continue;
     }
     if (result.jobsCreated >= MAX_JOBS_PER_POLL) {

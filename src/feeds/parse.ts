@@ -1,4 +1,9 @@
 import { parseFeed } from "@rowanmanning/feed-parser";
+import { sha256Hex } from "../ids.ts";
+
+// GUIDs are usually short; a feed that stuffs a whole document into one is stored by its hash.
+const MAX_KEY_LENGTH = 512;
+const keyOf = (raw: string): string => (raw.length > MAX_KEY_LENGTH ? `sha256:${sha256Hex(raw)}` : raw);
 
 /** One podcast episode as the poller needs it: what identifies it, what to fetch, when it came out. */
 export interface Episode {
@@ -30,7 +35,7 @@ export function parseEpisodes(xml: string): Episode[] {
     if (!enclosure) continue;
     const published = item.published ?? item.updated;
     episodes.push({
-      key: item.id?.trim() || enclosure.url,
+      key: keyOf(item.id?.trim() || enclosure.url),
       enclosureUrl: enclosure.url,
       publishedAt: published && !Number.isNaN(published.getTime()) ? published.getTime() : null,
       title: item.title,

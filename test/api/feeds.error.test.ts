@@ -97,6 +97,26 @@ test("a poll that fails says why on the feed and tries again at the next interva
   host.stop();
 });
 
+test("a feed that repeats a GUID gets one job for it; an oversized GUID is kept by its hash", async () => {
+  const longGuid = "g".repeat(5000);
+  const host = startFeedServer([
+    { guid: "same", url: "https://media.example.com/first.mp3", published: "2026-10-01T00:00:00Z" },
+    { guid: "same", url: "https://media.example.com/repost.mp3", published: "2026-10-02T00:00:00Z" },
+    { guid: longGuid, url: "https://media.example.com/long.mp3", published: "2026-10-03T00:00:00Z" },
+  ]);
+  const k = app.key("feed-repeats");
+  const feed = (await app.api("POST", "/v1/feeds", { key: k, body: { url: host.url() } })).json;
+  await pollDueFeeds(app, clock);
+  expect((await app.api("GET", "/v1/jobs", { key: k })).json.data.map((j: any) => j.source.url).sort()).toEqual([
+    "https://media.example.com/first.mp3",
+    "https://media.example.com/long.mp3",
+  ]);
+  expect((await app.api("GET", "/v1/feeds", { key: k })).json.data[0]).toMatchObject({ id: feed.id, last_error: null, items_seen: 2, jobs_created: 2 });
+  const keys = app.ctx.db.$client.query("SELECT item_key FROM feed_items WHERE feed_id = ? ORDER BY item_key DESC").all(feed.id) as { item_key: string }[];
+  expect(keys.map((r) => r.item_key)).toEqual(["sha256:" + new Bun.CryptoHasher("sha256").update(longGuid).digest("hex"), "same"]);
+  host.stop();
+});
+
 test("an episode whose enclosure is no acceptable media URL is seen but makes no job", async () => {
   const host = startFeedServer([
     { guid: "ftp", url: "ftp://media.example.com/a.mp3", published: "2026-10-01T00:00:00Z" },
