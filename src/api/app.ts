@@ -20,6 +20,7 @@ import {
 } from "./routes/webhooks.ts";
 import { registerBillingRoutes } from "../billing/routes.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
+import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
@@ -95,6 +96,7 @@ export function buildApi(ctx: AppContext) {
   registerBillingRoutes(app as unknown as Elysia, ctx);
   registerDashboardRoutes(app as unknown as Elysia, ctx);
   registerWebhookDashboard(app as unknown as Elysia, ctx);
+  registerFeedDashboard(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,
