@@ -46,7 +46,8 @@ export class FeedPoller {
   /** Claims the due feeds and polls them; resolves when those polls are recorded. */
   async tick(): Promise<void> {
     const free = (this.opts.concurrency ?? 4) - this.inFlight.size;
-    if (free <= 0) return;
+    // Idle ticks stay reads: the claim is an UPDATE, which would take the write lock every second.
+    if (free <= 0 || (nextFeedDueAt(this.db) ?? Infinity) > this.clock.now()) return;
     const claimed = claimDueFeeds(this.db, this.owner, this.clock.now(), FEED_LEASE_MS, free);
     await Promise.all(
       claimed.map((feed) => {

@@ -32,9 +32,15 @@ async function feedOf(key: string, id: string) {
   return list.json.data.find((f: any) => f.id === id);
 }
 
+/** Every job's source URL, oldest first (the list is newest first, 100 a page). */
 async function jobUrls(key: string): Promise<string[]> {
-  const list = await app.api("GET", "/v1/jobs?limit=100", { key });
-  return list.json.data.map((j: any) => j.source.url).reverse();
+  const urls: string[] = [];
+  for (let after = ""; ; ) {
+    const page = (await app.api("GET", `/v1/jobs?limit=100${after}`, { key })).json;
+    urls.push(...page.data.map((j: any) => j.source.url));
+    if (!page.has_more) return urls.reverse();
+    after = `&starting_after=${page.data.at(-1).id}`;
+  }
 }
 
 test("three episodes make three jobs once; a 304 makes none; a fourth episode makes a fourth job", async () => {
@@ -103,6 +109,22 @@ test("a host that dates its feed instead of tagging it gets If-Modified-Since, a
     { ifNoneMatch: null, ifModifiedSince: v1, status: 200 },
   ]);
   expect(await jobUrls(key)).toEqual(episodes(3).map((e) => e.url));
+  host.stop();
+});
+
+test("a long back catalogue arrives 50 jobs a poll, oldest first; the feed is read in full until it is all in", async () => {
+  const host = startFeedServer(episodes(120));
+  const key = app.key("feeds-backlog");
+  const feed = (await app.api("POST", "/v1/feeds", { key, body: { url: host.url() } })).json;
+  await pollDue();
+  expect(await jobUrls(key)).toEqual(episodes(50).map((e) => e.url));
+  expect((await feedOf(key, feed.id)).last_error).toBe("more than 50 new episodes: the rest follow at the next polls");
+  await nextPoll();
+  await nextPoll();
+  expect(await jobUrls(key)).toEqual(episodes(120).map((e) => e.url));
+  expect(await feedOf(key, feed.id)).toMatchObject({ last_error: null, items_seen: 120, jobs_created: 120 });
+  await nextPoll();
+  expect(host.requests.map((r) => [r.ifNoneMatch, r.status])).toEqual([[null, 200], [null, 200], [null, 200], ['"v1"', 304]]);
   host.stop();
 });
 
