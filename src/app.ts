@@ -17,12 +17,14 @@ import { Billing } from "./billing/service.ts";
 import { loadBillingConfig } from "./billing/config.ts";
 import { UploadService } from "./uploads/service.ts";
 import { sweepExpiredUploads } from "./uploads/store.ts";
+import { FeedPoller } from "./feeds/poller.ts";
 
 export interface Appliance {
   ctx: AppContext;
   scheduler: Scheduler;
   api: ReturnType<typeof buildApi>;
   deliveries: DeliveryWorker;
+  feeds: FeedPoller;
 }
 
 /** The composition root: builds every service once and wires them together. */
@@ -49,8 +51,19 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes),
     wakeScheduler: () => scheduler?.wake(),
     webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
+    feeds: { db, clock, policy, wake: () => feeds.wake() },
   };
   billing.install(transitions, ctx.submitEffects);
+  const feeds = new FeedPoller({
+    db,
+    clock,
+    policy,
+    timeScale: config.timeScale,
+    allowHttp: config.allowHttp,
+    liveEffects: ctx.submitEffects,
+    intervalMs: config.feedPollSeconds * 1000 * config.timeScale,
+    onJobs: () => scheduler?.wake(),
+  });
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
   const live = new StagedLiveRunner(config, transitions, livePipeline(config));
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, {
@@ -58,5 +71,5 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     timeScale: config.timeScale,
     housekeeping: [() => sweepExpiredUploads(db, clock, config.dataDir)],
   });
-  return { ctx, scheduler, deliveries, api: buildApi(ctx) };
+  return { ctx, scheduler, deliveries, feeds, api: buildApi(ctx) };
 }

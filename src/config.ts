@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   CLIPYARD_SPEECH_DIR: z.string().optional(),
   CLIPYARD_MAX_MEDIA_BYTES: z.coerce.number().int().positive().default(4 * 1024 ** 3),
   CLIPYARD_MAX_MEDIA_SECONDS: z.coerce.number().positive().default(4 * 3600),
+  CLIPYARD_FEED_POLL_SECONDS: z.coerce.number().positive().default(900),
   CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
   CLIPYARD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   FFMPEG_PATH: z.string().optional(),
@@ -50,6 +51,8 @@ export type Config = {
   maxMediaBytes: number;
   maxMediaSeconds: number;
   workers: number;
+  /** Seconds between two polls of a podcast feed (before the time scale). */
+  feedPollSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
   ffmpegPath?: string;
   ytdlpPath?: string;
@@ -81,6 +84,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxMediaBytes: e.CLIPYARD_MAX_MEDIA_BYTES,
     maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,
     workers: e.CLIPYARD_WORKERS,
+    feedPollSeconds: e.CLIPYARD_FEED_POLL_SECONDS,
     logLevel: e.CLIPYARD_LOG_LEVEL,
     ffmpegPath: e.FFMPEG_PATH,
     ytdlpPath: e.YTDLP_PATH,

@@ -8,6 +8,7 @@ import type { SubmitEffect } from "./jobs/submit.ts";
 import type { WebhookDeps } from "./webhooks/service.ts";
 import type { Billing } from "./billing/service.ts";
 import type { UploadService } from "./uploads/service.ts";
+import type { FeedDeps } from "./feeds/service.ts";
 
 /** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
 export interface AppContext {
@@ -20,6 +21,7 @@ export interface AppContext {
   /** Effects committed with every new job (billing holds for live jobs). */
   submitEffects: SubmitEffect[];
   webhooks: WebhookDeps;
+  feeds: FeedDeps;
   /** Wallet, top-ups and receipts (src/billing/). */
   billing: Billing;
   /** POST /v1/uploads: tus and raw-body uploads (src/uploads/). */

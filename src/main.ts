@@ -8,6 +8,7 @@ const commands: Record<string, { summary: string; load: () => Promise<{ default:
   serve: { summary: "run the HTTP API, scheduler and workers", load: () => import("./cli/serve.ts") },
   keys: { summary: "create, list and revoke API keys", load: () => import("./cli/keys.ts") },
   highlights: { summary: "rank clips and write show notes for a transcript JSON", load: () => import("./cli/highlights.ts") },
+  feeds: { summary: "register, list and remove podcast feeds polled into jobs", load: () => import("./cli/feeds.ts") },
   credits: { summary: "grant wallet credit, show a balance, set the receipt address", load: () => import("./cli/credits.ts") },
   login: { summary: "print a one-time sign-in link for the dashboard", load: () => import("./cli/login.ts") },
   process: { summary: "run the whole pipeline on a local file, without the server", load: () => import("./cli/process.ts") },

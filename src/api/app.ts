@@ -8,6 +8,7 @@ import { ApiError } from "./errors.ts";
 import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
+import { createFeedRoute, deleteFeedRoute, listFeedsRoute } from "./routes/feeds.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
@@ -22,6 +23,7 @@ import {
 } from "./routes/webhooks.ts";
 import { registerBillingRoutes } from "../billing/routes.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
+import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
 import { registerUploadDashboard } from "../web/dashboard/upload.ts";
 
@@ -96,12 +98,19 @@ export function buildApi(ctx: AppContext) {
     .head("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id))
     .patch("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })
     .delete("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })
+    .post("/v1/feeds", ({ request, set }) => {
+      set.status = 201;
+      return createFeedRoute(ctx, request, set.headers as Record<string, string>);
+    }, { parse: "none" })
+    .get("/v1/feeds", ({ request, set }) => listFeedsRoute(ctx, request, set.headers as Record<string, string>))
+    .delete("/v1/feeds/:id", ({ request, set, params }) => deleteFeedRoute(ctx, request, set.headers as Record<string, string>, params.id), { parse: "none" })
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
   registerBillingRoutes(app as unknown as Elysia, ctx);
   registerDashboardRoutes(app as unknown as Elysia, ctx);
   registerWebhookDashboard(app as unknown as Elysia, ctx);
   registerUploadDashboard(app as unknown as Elysia, ctx);
+  registerFeedDashboard(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,

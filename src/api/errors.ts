@@ -34,6 +34,8 @@ export const ERRORS = {
   invalid_idempotency_key: { type: "invalid_request_error", status: 400, description: "Idempotency-Key is not 8-255 characters" },
   invalid_events: { type: "invalid_request_error", status: 400, description: "webhook events array empty or has unsupported values" },
   invalid_webhook_url: { type: "invalid_request_error", status: 400, description: "webhook url is not an allowed HTTPS URL (param url)" },
+  invalid_feed_url: { type: "invalid_request_error", status: 400, description: "feed url is not an allowed HTTPS URL (param url)" },
+  feed_already_registered: { type: "invalid_request_error", status: 409, description: "this feed url is already registered in the key's environment (param url)" },
   webhook_disabled: { type: "invalid_request_error", status: 409, description: "the webhook was deactivated after 10 consecutive failed deliveries; register it again" },
   no_job_for_test_event: { type: "invalid_request_error", status: 409, description: "the organisation has no job in the webhook's environment to derive a test event from" },
   insufficient_balance: { type: "invalid_request_error", status: 402, description: "a live job outside the free tier needs wallet balance for its price" },

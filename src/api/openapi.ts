@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERRORS } from "./errors.ts";
+import { FeedCreateSchema, FeedListSchema, FeedSchema } from "./schemas/feed.ts";
 import { JobCreateSchema, JobListSchema, JobSchema } from "./schemas/job.ts";
 import { RawUploadQuerySchema, UploadSchema } from "./schemas/upload.ts";
 import { WalletSchema } from "./schemas/wallet.ts";
@@ -30,7 +31,13 @@ export function openApiDocument() {
     info: { title: "clipyard API", version: "1" },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Wallet: json(WalletSchema), Upload: json(UploadSchema), Error: errorSchema },
+      schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Wallet: json(WalletSchema),
+        Upload: json(UploadSchema),
+        Feed: json(FeedSchema),
+        FeedCreate: json(FeedCreateSchema),
+        FeedList: json(FeedListSchema),
+        Error: errorSchema,
+      },
     },
     security: [{ bearer: [] }],
     paths: {
@@ -85,6 +92,38 @@ export function openApiDocument() {
           responses: { "204": { description: "Chunk stored; the new Upload-Offset in headers" }, default: errorResponse },
         },
         delete: { summary: "Extension (tus termination): delete the upload", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { "204": { description: "Deleted" }, default: errorResponse } },
+      },
+      "/v1/feeds": {
+        post: {
+          summary: "Register a podcast feed: each new episode's enclosure becomes a job (extension; see docs/api.md, Podcast feeds)",
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/FeedCreate" } } } },
+          responses: { "201": { description: "Feed", content: { "application/json": { schema: { $ref: "#/components/schemas/Feed" } } } }, default: errorResponse },
+        },
+        get: {
+          summary: "List the key's feeds, newest first (extension)",
+          responses: { "200": { description: "List", content: { "application/json": { schema: { $ref: "#/components/schemas/FeedList" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/feeds/{id}": {
+        delete: {
+          summary: "Stop polling a feed; its jobs stay (extension)",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: {
+            "200": {
+              description: "Deletion marker",
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    properties: { id: { type: "string" }, object: { const: "feed" }, deleted: { const: true } },
+                    required: ["id", "object", "deleted"],
+                  },
+                },
+              },
+            },
+            default: errorResponse,
+          },
+        },
       },
       "/v1/wallet": {
         get: {

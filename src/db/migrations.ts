@@ -234,4 +234,42 @@ export const migrations: string[] = [
   );
   CREATE INDEX uploads_expiry ON uploads(expires_at);
   `,
+  /* 6: podcast feeds polled into jobs. A feed belongs to one world like a webhook. feed_items is the
+     durable dedupe record: one row per episode per feed (its GUID, else its enclosure URL), written in
+     the same transaction as the episode's job, so no restart or second poller makes a job twice. */ `
+  CREATE TABLE feeds (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    env TEXT NOT NULL CHECK (env IN ('live','test')),
+    url TEXT NOT NULL,
+    since INTEGER,
+    options TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    deleted_at INTEGER,
+    next_poll_at INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    etag TEXT,
+    last_modified TEXT,
+    last_polled_at INTEGER,
+    last_status TEXT NOT NULL CHECK (last_status IN ('pending','ok','not_modified','error')),
+    last_error TEXT,
+    items_seen INTEGER NOT NULL DEFAULT 0,
+    jobs_created INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX feeds_org_env ON feeds(org_id, env, created_at);
+  CREATE INDEX feeds_due ON feeds(next_poll_at) WHERE deleted_at IS NULL;
+  CREATE UNIQUE INDEX feeds_url_per_world ON feeds(org_id, env, url) WHERE deleted_at IS NULL;
+  CREATE TABLE feed_items (
+    feed_id TEXT NOT NULL REFERENCES feeds(id),
+    item_key TEXT NOT NULL,
+    enclosure_url TEXT NOT NULL,
+    published_at INTEGER,
+    job_id TEXT REFERENCES jobs(id),
+    skipped_reason TEXT,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (feed_id, item_key),
+    CHECK ((job_id IS NULL) <> (skipped_reason IS NULL))
+  );
+  `,
 ];

@@ -107,6 +107,39 @@ export const deliveryAttempts = sqliteTable("delivery_attempts", {
   error: text("error"),
 });
 
+export const feeds = sqliteTable("feeds", {
+  id: text("id").primaryKey(),
+  orgId: text("org_id").notNull(),
+  env: text("env", { enum: ["live", "test"] }).notNull(),
+  url: text("url").notNull(),
+  since: integer("since"),
+  options: text("options").notNull(),
+  createdAt: integer("created_at").notNull(),
+  deletedAt: integer("deleted_at"),
+  nextPollAt: integer("next_poll_at").notNull(),
+  leaseOwner: text("lease_owner"),
+  leaseExpiresAt: integer("lease_expires_at"),
+  etag: text("etag"),
+  lastModified: text("last_modified"),
+  lastPolledAt: integer("last_polled_at"),
+  lastStatus: text("last_status", { enum: ["pending", "ok", "not_modified", "error"] }).notNull(),
+  lastError: text("last_error"),
+  itemsSeen: integer("items_seen").notNull(),
+  jobsCreated: integer("jobs_created").notNull(),
+});
+
+export const feedItems = sqliteTable("feed_items", {
+  feedId: text("feed_id").notNull(),
+  itemKey: text("item_key").notNull(),
+  enclosureUrl: text("enclosure_url").notNull(),
+  publishedAt: integer("published_at"),
+  jobId: text("job_id"),
+  skippedReason: text("skipped_reason"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export type FeedRow = typeof feeds.$inferSelect;
+export type FeedItemRow = typeof feedItems.$inferSelect;
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
+import { startFeedServer } from "../helpers/feed-server.ts";
 import { startReceiver } from "../helpers/receiver.ts";
 import { rawUpload, tusClient } from "../helpers/uploads.ts";
 
@@ -21,6 +22,7 @@ interface World {
   /** A complete raw upload and an unfinished tus upload of this world. */
   uploadId: string;
   tusUrl: string;
+  feedId: string;
   receiver: Awaited<ReturnType<typeof startReceiver>>;
 }
 
@@ -61,11 +63,14 @@ beforeAll(async () => {
     expect(hook.status).toBe(201);
     const job = await app.api("POST", "/v1/jobs", { key, body: BODY, headers: { "idempotency-key": IDEMPOTENCY_KEY } });
     expect(job.status).toBe(202);
+    // Nothing listens on port 9: the feed's polls fail at once, and it still has to stay in its world.
+    const feed = await app.api("POST", "/v1/feeds", { key, body: { url: `http://127.0.0.1:9/${env}.xml` } });
+    expect(feed.status).toBe(201);
     const upload = await rawUpload(app, key, new Uint8Array(64));
     expect(upload.status).toBe(201);
     const tus = await tusClient(app, key).create(128);
     expect(tus.status).toBe(201);
-    worlds[env] = { env, key, jobId: job.json.id, webhookId: hook.json.id, deliveryId: "", uploadId: upload.json.id, tusUrl: new URL(tus.headers.get("location")!, app.baseUrl).href, receiver };
+    worlds[env] = { env, key, jobId: job.json.id, webhookId: hook.json.id, deliveryId: "", uploadId: upload.json.id, tusUrl: new URL(tus.headers.get("location")!, app.baseUrl).href, feedId: feed.json.id, receiver };
   }
   // Both jobs end failed; each world's webhook gets its own job's event and nothing else.
   for (const w of Object.values(worlds)) {
@@ -216,6 +221,42 @@ const cases: Record<string, (w: World) => Promise<void>> = {
   "DELETE /v1/uploads/:id": async (w) => {
     expect((await tusClient(app, w.key).delete(other(w).tusUrl)).status).toBe(404);
     expect((await tusClient(app, other(w).key).head(other(w).tusUrl)).status).toBe(200);
+  },
+  "POST /v1/feeds": async (w) => {
+    // One podcast registered in both worlds: no conflict across worlds, and each world's registration
+    // makes its episode's job in its own world only.
+    const host = startFeedServer([{ guid: `only-${w.env}`, url: `https://169.254.169.254/feed-${w.env}-fail.mp3` }]);
+    try {
+      const mine = await app.api("POST", "/v1/feeds", { key: w.key, body: { url: host.url() } });
+      expect(mine.status).toBe(201);
+      expect(mine.json.livemode).toBe(w.env === "live");
+      expect((await app.api("GET", "/v1/feeds", { key: other(w).key })).json.data.map((f: any) => f.id)).not.toContain(mine.json.id);
+      const polled = await poll(
+        async () => (await app.api("GET", "/v1/feeds", { key: w.key })).json.data.find((f: any) => f.id === mine.json.id),
+        (f) => f.jobs_created === 1,
+      );
+      expect(polled.livemode).toBe(w.env === "live");
+      const job = (await app.api("GET", "/v1/jobs?limit=100", { key: w.key })).json.data.find((j: any) => j.source.url === `https://169.254.169.254/feed-${w.env}-fail.mp3`);
+      expect(job.livemode).toBe(w.env === "live");
+      expectNotFound(await app.api("GET", `/v1/jobs/${job.id}`, { key: other(w).key }));
+      const theirs = await app.api("POST", "/v1/feeds", { key: other(w).key, body: { url: host.url() } });
+      expect(theirs.status).toBe(201);
+      for (const [k, id] of [[w.key, mine.json.id], [other(w).key, theirs.json.id]] as const) expect((await app.api("DELETE", `/v1/feeds/${id}`, { key: k })).status).toBe(200);
+    } finally {
+      host.stop();
+    }
+  },
+  "GET /v1/feeds": async (w) => {
+    const list = await app.api("GET", "/v1/feeds", { key: w.key });
+    expect(list.status).toBe(200);
+    expect(list.json.data.map((f: any) => f.id)).toContain(w.feedId);
+    expect(list.json.data.map((f: any) => f.id)).not.toContain(other(w).feedId);
+    expect(list.json.data.every((f: any) => f.livemode === (w.env === "live"))).toBe(true);
+  },
+  "DELETE /v1/feeds/:id": async (w) => {
+    expectNotFound(await app.api("DELETE", `/v1/feeds/${other(w).feedId}`, { key: w.key }));
+    const theirs = (await app.api("GET", "/v1/feeds", { key: other(w).key })).json.data;
+    expect(theirs.map((f: any) => f.id)).toContain(other(w).feedId);
   },
   "GET /v1/wallet": async (w) => {
     const wallet = await app.api("GET", "/v1/wallet", { key: w.key });

@@ -30,11 +30,13 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
   if (opts.scheduler !== false) {
     appliance.scheduler.start();
     appliance.deliveries.start();
+    appliance.feeds.start();
   }
   return {
     ctx: appliance.ctx,
     scheduler: appliance.scheduler,
     deliveries: appliance.deliveries,
+    feeds: appliance.feeds,
     http: appliance.api,
     baseUrl,
     dataDir,
@@ -59,6 +61,7 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
     async stop() {
       await appliance.scheduler.stop(100);
       await appliance.deliveries.stop();
+      await appliance.feeds.stop();
       await appliance.api.stop(true);
       appliance.ctx.db.$client.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -27,6 +27,7 @@ export const DASHBOARD_SECTIONS: Section[] = [
   { path: "/dashboard/upload", label: "Upload" },
   { path: "/dashboard/jobs", label: "Jobs" },
   { path: "/dashboard/webhooks", label: "Webhooks" },
+  { path: "/dashboard/feeds", label: "Feeds" },
 ];
 
 export type Flash = { notice?: string; error?: string };
@@ -56,9 +57,12 @@ pre{white-space:pre-wrap;background:#0001;padding:12px;border-radius:8px}
 .inline{display:inline}
 </style>`;
 
+/** How the dashboard names a key's environment: the operator sees both worlds side by side. */
+export const worldName = (env: "live" | "test"): string => (env === "live" ? "live" : "sandbox");
+
 export const csrfField = (csrf: string): string => `<input type="hidden" name="csrf" value="${esc(csrf)}">`;
 
-const date = (ms: number | null): string => (ms === null ? "—" : isoUtc(ms).replace("T", " ").slice(0, 16) + " UTC");
+export const date = (ms: number | null): string => (ms === null ? "—" : isoUtc(ms).replace("T", " ").slice(0, 16) + " UTC");
 
 export function frame(f: Frame, title: string, body: string, flash?: Flash): string {
   const nav = DASHBOARD_SECTIONS.map(

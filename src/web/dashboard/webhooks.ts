@@ -1,16 +1,14 @@
 import { ApiError } from "../../api/errors.ts";
-import { ENVS, type Scope } from "../../accounts/scope.ts";
+import { ENVS } from "../../accounts/scope.ts";
 import type { AppContext } from "../../context.ts";
 import { isoUtc } from "../../clock.ts";
 import { eventOf, replayDelivery } from "../../webhooks/service.ts";
 import { attemptsOf, listDeliveries, listWebhooks } from "../../webhooks/store.ts";
 import { esc } from "../html.ts";
-import { csrfField, frame, type Flash } from "./pages.ts";
+import { csrfField, frame, worldName, type Flash } from "./pages.ts";
 import { dashboardRouter, redirect } from "./router.ts";
 
 const when = (ms: number) => isoUtc(ms).replace("T", " ").slice(0, 19) + " UTC";
-
-const worldName = (env: Scope["env"]) => (env === "live" ? "live" : "sandbox");
 
 /**
  * The dashboard's Webhooks page: each endpoint, its recent deliveries with every attempt, replay. The

@@ -1,0 +1,37 @@
+import type { AppContext } from "../../context.ts";
+import { presentFeed } from "../../feeds/present.ts";
+import { deleteFeed, registerFeed } from "../../feeds/service.ts";
+import { listFeeds } from "../../feeds/store.ts";
+import { readJsonObject } from "../body.ts";
+import type { ErrorCode } from "../errors.ts";
+import { guard } from "../guard.ts";
+import { FeedCreateSchema } from "../schemas/feed.ts";
+import { parseOrThrow } from "../validate.ts";
+
+type Headers = Record<string, string | number>;
+
+function codeFor(param: string): ErrorCode {
+  if (param === "url") return "invalid_feed_url";
+  if (param.startsWith("options.")) return "invalid_option";
+  return "invalid_body";
+}
+
+/** POST /v1/feeds — 201 with the feed; its first poll starts at once. */
+export async function createFeedRoute(ctx: AppContext, request: Request, headers: Headers) {
+  const p = guard(ctx, request, headers);
+  const body = parseOrThrow(FeedCreateSchema, await readJsonObject(request), codeFor);
+  return presentFeed(registerFeed(ctx.feeds, p, body));
+}
+
+/** GET /v1/feeds — a list envelope of the key's world, newest first. */
+export function listFeedsRoute(ctx: AppContext, request: Request, headers: Headers) {
+  const p = guard(ctx, request, headers);
+  return { object: "list" as const, has_more: false, data: listFeeds(ctx.db, p).map(presentFeed) };
+}
+
+/** DELETE /v1/feeds/{id} — 200 with a deletion marker; polling stops, jobs already made stay. */
+export function deleteFeedRoute(ctx: AppContext, request: Request, headers: Headers, id: string) {
+  const p = guard(ctx, request, headers);
+  const feed = deleteFeed(ctx.feeds, p, id);
+  return { id: feed.id, object: "feed" as const, deleted: true };
+}
