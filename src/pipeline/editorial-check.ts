@@ -6,15 +6,13 @@
  * Used by clip selection as a last guard and by the bench and tests as the yardstick.
  */
 import { analyzeSentence, type NlpToken } from "./highlights-nlp.ts";
-import { isAbbreviation, isSentenceEnd, isSentenceStart, isSpokenWord } from "./sentence-edges.ts";
+import { isAbbreviation, isSentenceEnd, OPEN_END_WORDS, isSentenceStart, isSpokenWord } from "./sentence-edges.ts";
 import type { Word } from "./types.ts";
 
 /** Parts of speech a finished sentence never ends on. */
 const OPEN_END_POS = new Set(["CCONJ", "SCONJ", "DET", "ADP"]);
 /** Prepositions that also end phrasal verbs ("look it up.", "she gave in."), so a final one is fine. */
 const PARTICLES = new Set(["up", "out", "down", "off", "in", "on", "over", "back", "away", "around", "through", "along", "by", "apart", "aside", "together", "before", "after", "since"]);
-/** Words that leave the clause unfinished whatever wink tags them ("the", "and", "because"). */
-const OPEN_END_WORDS = new Set(["a", "an", "the", "and", "or", "but", "nor", "because", "my", "your", "our", "their"]);
 /** Prepositions a statement does not end on; a question may ("Where is she from?"). */
 const PREPOSITIONS = new Set(["to", "of", "for", "with", "from", "at", "into", "onto", "than", "if", "about"]);
 

@@ -4,6 +4,7 @@
  * length window. Scoring is a weighted sum of named parts (hook, body, payoff, centrality, fit,
  * liveliness) so every score can be explained in the clip's `reason`.
  */
+import { endsOpen } from "./editorial-check.ts";
 import type { EpisodeAnalysis } from "./highlights-analysis.ts";
 import type { SentenceFeatures } from "./rank-features.ts";
 
@@ -67,6 +68,9 @@ const FRESH_START_PAUSE = 2.5;
 /** A clip may start on this sentence: it does not point back to something the listener missed. */
 export function canStartAt(a: EpisodeAnalysis, i: number): boolean {
   const f = a.features[i]!;
+  // The sentence before must have ended by the evidence rule, and this one must read as a start.
+  if (i > 0 && !a.sentences[i - 1]!.complete) return false;
+  if (!/^["'“‘(]*[\p{Lu}\p{N}]/u.test(a.sentences[i]!.text)) return false;
   const fresh = i === 0 || a.sentences[i]!.start - a.sentences[i - 1]!.end >= FRESH_START_PAUSE;
   if (f.continuation) return false;
   if (f.dangling !== "hard") return true;
@@ -77,6 +81,7 @@ export function canStartAt(a: EpisodeAnalysis, i: number): boolean {
 /** A clip may end on this sentence: the thought is finished and nothing it announced is cut off. */
 export function canEndAt(a: EpisodeAnalysis, j: number): boolean {
   const f = a.features[j]!;
+  if (!a.sentences[j]!.complete || endsOpen(a.nlp[j]!.tokens)) return false;
   if (f.setup) return false;
   const next = a.features[j + 1];
   if (next?.continuation && a.sentences[j + 1]!.speaker === a.sentences[j]!.speaker) return false;

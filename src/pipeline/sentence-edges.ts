@@ -31,6 +31,9 @@ export function isAbbreviation(token: string): boolean {
   return ABBREVIATIONS.has(bare) || (/^[a-z]$/.test(bare) && bare !== "i");
 }
 
+/** Words that leave a clause open whatever follows: no sentence, clip or quote ends on one. */
+export const OPEN_END_WORDS = new Set(["a", "an", "the", "and", "or", "but", "nor", "because", "my", "your", "our", "their"]);
+
 /** Non-speech annotations whisper writes instead of words: "[Music]", "(laughs)", "♪". */
 export function isAnnotation(token: string): boolean {
   const t = token.trim();
