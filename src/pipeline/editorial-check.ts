@@ -54,17 +54,25 @@ export function textSentences(text: string): string[] {
 
 export type Incomplete = "lower_case_start" | "no_terminal_punctuation" | "truncated" | "open_end" | "no_verb";
 
-/** Why one sentence of copy is not a finished sentence, or null when it is. */
-export function incompleteSentence(sentence: string): Incomplete | null {
+/**
+ * Why one sentence of copy is not a finished sentence, or null when it is. `tokens` are its wink
+ * tags when already computed (the episode analysis has them); otherwise the sentence is tagged here.
+ */
+export function incompleteSentence(sentence: string, tokens?: NlpToken[]): Incomplete | null {
   const s = sentence.trim();
   if (/(?:…|\.\.\.)$/.test(s)) return "truncated";
-  if (!/^["'“‘(]*[\p{Lu}\p{N}]/u.test(s)) return "lower_case_start";
+  if (!startsCapitalised(s)) return "lower_case_start";
   if (!/[.?!]["'”’)]*$/.test(s)) return "no_terminal_punctuation";
-  const nlp = analyzeSentence(s);
-  if (endsOpen(nlp.tokens)) return "open_end";
+  const tags = tokens ?? analyzeSentence(s).tokens;
+  if (endsOpen(tags)) return "open_end";
   // Questions and exclamations can be verbless ("Really?", "What a year!"); statements cannot.
-  if (/\.["'”’)]*$/.test(s) && !nlp.tokens.some((t) => t.pos === "VERB" || t.pos === "AUX")) return "no_verb";
+  if (/\.["'”’)]*$/.test(s) && !tags.some((t) => t.pos === "VERB" || t.pos === "AUX")) return "no_verb";
   return null;
+}
+
+/** Reads as the start of a sentence: a capital letter or a digit, after any opening quote. */
+export function startsCapitalised(text: string): boolean {
+  return /^["'“‘(]*[\p{Lu}\p{N}]/u.test(text.trim());
 }
 
 /** Copy whose every sentence is finished. */
@@ -118,7 +126,7 @@ export interface EdgeCheck {
 export function checkSpanEdges(ws: Word[], first: number, last: number): EdgeCheck {
   const problems: string[] = [];
   if (!isSentenceStart(ws, first)) problems.push("starts mid-sentence");
-  else if (!/^["'“‘(]*[\p{Lu}\p{N}]/u.test(ws[first]!.word.trim())) problems.push("starts in lower case");
+  else if (!startsCapitalised(ws[first]!.word)) problems.push("starts in lower case");
   if (!isSentenceEnd(ws, last)) problems.push("ends without terminal punctuation and a pause");
   else {
     const tail = ws
@@ -136,7 +144,7 @@ export function checkCopy(ws: Word[], text: string, near?: number): EdgeCheck {
   if (!span) return { ok: false, problems: ["not verbatim in the transcript"] };
   const edges = checkSpanEdges(ws, span.first, span.last);
   const bad = textSentences(text)
-    .map(incompleteSentence)
+    .map((x) => incompleteSentence(x))
     .filter((x): x is Incomplete => x !== null);
   const problems = [...new Set([...edges.problems, ...bad.map((b) => b.replace(/_/g, " "))])];
   return { ok: problems.length === 0, problems };

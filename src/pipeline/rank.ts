@@ -4,7 +4,8 @@
  * length window. Scoring is a weighted sum of named parts (hook, body, payoff, centrality, fit,
  * liveliness) so every score can be explained in the clip's `reason`.
  */
-import { endsOpen } from "./editorial-check.ts";
+import { quotableUnits } from "./copy-units.ts";
+import { endsOpen, startsCapitalised } from "./editorial-check.ts";
 import type { EpisodeAnalysis } from "./highlights-analysis.ts";
 import type { SentenceFeatures } from "./rank-features.ts";
 
@@ -70,7 +71,7 @@ export function canStartAt(a: EpisodeAnalysis, i: number): boolean {
   const f = a.features[i]!;
   // The sentence before must have ended by the evidence rule, and this one must read as a start.
   if (i > 0 && !a.sentences[i - 1]!.complete) return false;
-  if (!/^["'“‘(]*[\p{Lu}\p{N}]/u.test(a.sentences[i]!.text)) return false;
+  if (!startsCapitalised(a.sentences[i]!.text)) return false;
   const fresh = i === 0 || a.sentences[i]!.start - a.sentences[i - 1]!.end >= FRESH_START_PAUSE;
   if (f.continuation) return false;
   if (f.dangling !== "hard") return true;
@@ -108,6 +109,8 @@ function meanEnergy(energy: NonNullable<AudioFeatures["energy"]>, span: TimeSpan
 }
 
 interface EpisodeStats {
+  /** For sentence i, the earliest last sentence of a quotable unit starting at or after i. */
+  quotableEndFrom: number[];
   medianRate: number;
   energyMean: number;
   energyStd: number;
@@ -128,7 +131,11 @@ function episodeStats(a: EpisodeAnalysis, audio?: AudioFeatures): EpisodeStats {
   a.chapters.forEach((c, ci) => {
     for (let i = c.firstSentence; i <= c.lastSentence; i++) chapterOf[i] = ci;
   });
+  const quotableEndFrom = new Array<number>(a.sentences.length + 1).fill(Infinity);
+  for (const u of quotableUnits(a)) quotableEndFrom[u.first] = Math.min(quotableEndFrom[u.first]!, u.last);
+  for (let i = a.sentences.length - 1; i >= 0; i--) quotableEndFrom[i] = Math.min(quotableEndFrom[i]!, quotableEndFrom[i + 1]!);
   return {
+    quotableEndFrom,
     medianRate: rates[Math.floor(rates.length / 2)] ?? 2.5,
     energyMean,
     energyStd,
@@ -271,6 +278,12 @@ function scoreCandidate(a: EpisodeAnalysis, first: number, last: number, stats: 
     }
   }
   live = clamp01(live + Math.min(0.2, laughs * 0.1));
+
+  // Nothing in it can be quoted on its own: a clip a producer would struggle to post.
+  if (stats.quotableEndFrom[first]! > last) {
+    penalty += 0.15;
+    signals.push("no self-contained quote");
+  }
 
   // A clip that straddles a chapter boundary tends to be two half-thoughts.
   if (stats.chapterOf[first] !== stats.chapterOf[last]) penalty += 0.06;

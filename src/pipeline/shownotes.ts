@@ -4,6 +4,7 @@
  * is invented, so the notes can be wrong only in emphasis, never in fact.
  */
 import { analyzeTranscript, type EpisodeAnalysis } from "./highlights-analysis.ts";
+import { standaloneUnits, type CopyUnit } from "./copy-units.ts";
 import type { NlpToken } from "./highlights-nlp.ts";
 import { nounPhrases } from "./topics.ts";
 import type { ClipPlan, Transcript } from "./types.ts";
@@ -76,41 +77,42 @@ function speakerStats(t: Transcript): SpeakerStat[] {
   return [...by.values()].sort((x, y) => y.seconds - x.seconds);
 }
 
-/** A sentence that reads on its own in a list: a statement, not too short or long, not pointing back. */
-function standalone(a: EpisodeAnalysis, i: number): boolean {
-  const f = a.features[i]!;
-  return !f.question && f.dangling !== "hard" && !f.continuation && f.words >= 7 && f.words <= 35 && f.fillers <= 1;
+/** A unit that reads on its own in a list: a finished statement, not too short or long, not pointing back. */
+function listable(a: EpisodeAnalysis): CopyUnit[] {
+  return standaloneUnits(a).filter((u) => {
+    let fillers = 0;
+    for (let i = u.first; i <= u.last; i++) fillers += a.features[i]!.fillers;
+    return !a.features[u.last]!.question && u.words >= 7 && u.words <= 35 && fillers <= 1;
+  });
 }
 
-function cleanLead(text: string): string {
-  return cap(text.replace(/^(?:so|and|but|well|yeah|okay|oh|um|uh),?\s+/i, ""));
-}
-
-function takeaways(a: EpisodeAnalysis, max: number): number[] {
-  const value = (i: number) => {
-    const f = a.features[i]!;
-    const lesson = Math.min(1, f.insight * 0.5 + f.advice * 0.5 + f.hotTake * 0.4 + f.quantities * 0.3 + f.contrast * 0.2);
-    return lesson * 0.6 + a.interest[i]! * 0.3 + a.centrality[i]! * 0.1;
+function takeaways(a: EpisodeAnalysis, max: number): CopyUnit[] {
+  const value = (u: CopyUnit) => {
+    let best = 0;
+    for (let i = u.first; i <= u.last; i++) {
+      const f = a.features[i]!;
+      const lesson = Math.min(1, f.insight * 0.5 + f.advice * 0.5 + f.hotTake * 0.4 + f.quantities * 0.3 + f.contrast * 0.2);
+      best = Math.max(best, lesson * 0.6 + a.interest[i]! * 0.3 + a.centrality[i]! * 0.1);
+    }
+    // "Yeah, so …" reads as talk, not as a takeaway; kept only when nothing cleaner says it.
+    return best * (a.features[u.first]!.weakOpener ? 0.8 : 1);
   };
-  const isLesson = (i: number) => {
-    const f = a.features[i]!;
-    return f.insight + f.advice + f.hotTake + f.quantities > 0;
-  };
-  const pool = a.sentences.map((_, i) => i).filter((i) => standalone(a, i) && isLesson(i) && value(i) > 0.35);
+  const isLesson = (u: CopyUnit) => a.features.slice(u.first, u.last + 1).some((f) => f.insight + f.advice + f.hotTake + f.quantities > 0);
+  const pool = listable(a).filter((u) => isLesson(u) && value(u) > 0.35);
   // One per chapter first, so the list covers the episode rather than its loudest stretch.
-  const picked: number[] = [];
+  const picked: CopyUnit[] = [];
   for (const c of a.chapters) {
-    const best = pool.filter((i) => i >= c.firstSentence && i <= c.lastSentence).sort((x, y) => value(y) - value(x))[0];
+    const best = pool.filter((u) => u.first >= c.firstSentence && u.first <= c.lastSentence).sort((x, y) => value(y) - value(x))[0];
     if (best !== undefined) picked.push(best);
   }
-  for (const i of [...pool].sort((x, y) => value(y) - value(x))) {
+  for (const u of [...pool].sort((x, y) => value(y) - value(x))) {
     if (picked.length >= max) break;
-    if (!picked.includes(i)) picked.push(i);
+    if (!picked.includes(u)) picked.push(u);
   }
   return picked
     .sort((x, y) => value(y) - value(x))
     .slice(0, max)
-    .sort((x, y) => x - y);
+    .sort((x, y) => x.first - y.first);
 }
 
 function summary(t: Transcript, a: EpisodeAnalysis, keyphrases: string[]): string {
@@ -125,10 +127,10 @@ function summary(t: Transcript, a: EpisodeAnalysis, keyphrases: string[]): strin
     ? `In this ${minutes}-minute episode, ${who} ${verb} about ${listJoin(topics)}.`
     : `In this ${minutes}-minute episode, ${who} ${verb}.`;
   // The sentence closest to the episode as a whole, then the most substantive one elsewhere.
-  const candidates = a.sentences.map((_, i) => i).filter((i) => standalone(a, i));
-  const byCentral = [...candidates].sort((x, y) => a.centrality[y]! * (0.5 + a.interest[y]!) - a.centrality[x]! * (0.5 + a.interest[x]!));
-  const chosen = byCentral.slice(0, 2).sort((x, y) => x - y);
-  const quoted = chosen.map((i) => `${speakerName(t, a.sentences[i]!.speaker)}: “${a.sentences[i]!.text}”`);
+  const weight = (u: CopyUnit) => a.centrality[u.first]! * (0.5 + a.interest[u.first]!);
+  const byCentral = [...listable(a)].sort((x, y) => weight(y) - weight(x));
+  const chosen = byCentral.slice(0, 2).sort((x, y) => x.first - y.first);
+  const quoted = chosen.map((u) => `${speakerName(t, a.sentences[u.first]!.speaker)}: “${u.text}”`);
   return [opening, ...quoted.map((q) => q.replace(/”$/, "”"))].join(" ");
 }
 
@@ -136,7 +138,7 @@ function findSentence(a: EpisodeAnalysis, clip: ClipPlan): number | null {
   const needle = clip.pull_quote.replace(/…$/, "");
   for (let i = 0; i < a.sentences.length; i++) {
     const s = a.sentences[i]!;
-    if (s.start >= clip.start_time - 0.01 && s.end <= clip.end_time + 0.01 && s.text.startsWith(needle)) return i;
+    if (s.start >= clip.start_time - 0.01 && s.end <= clip.end_time + 0.01 && needle.startsWith(s.text)) return i;
   }
   return null;
 }
@@ -217,7 +219,7 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
   const take = takeaways(a, opts.maxTakeaways ?? 5);
   if (take.length) {
     out.push("## Key takeaways", "");
-    for (const i of take) out.push(`- ${cleanLead(a.sentences[i]!.text)}`);
+    for (const u of take) out.push(`- ${u.text}`);
     out.push("");
   }
 

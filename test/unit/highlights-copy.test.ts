@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { copyUnits, quotableUnits } from "../../src/pipeline/copy-units.ts";
+import { checkCopy, textSentences } from "../../src/pipeline/editorial-check.ts";
+import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
+import { selectClips } from "../../src/pipeline/highlights.ts";
+import { buildShowNotes } from "../../src/pipeline/shownotes.ts";
+import { asrTranscript } from "../helpers/asr-fixture.ts";
+
+const wordCount = (s: string) => s.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+
+function section(md: string, heading: string): string[] {
+  const lines = md.split("\n");
+  const at = lines.indexOf(`## ${heading}`);
+  const out: string[] = [];
+  for (const l of at < 0 ? [] : lines.slice(at + 1)) {
+    if (l.startsWith("## ")) break;
+    if (l.trim()) out.push(l.trim());
+  }
+  return out;
+}
+
+describe("hooks, pull quotes and takeaways on real transcripts are complete sentences", () => {
+  for (const name of ["rooftop-hours", "meeting_trn03", "two_speakers_call"] as const) {
+    describe(name, () => {
+      const t = asrTranscript(name);
+      const a = analyzeTranscript(t);
+      const clips = selectClips(t, { analysis: a, count: 5 });
+      const notes = buildShowNotes(t, clips, { analysis: a });
+
+      test("hooks: one or two finished sentences on sentence edges, never truncated", () => {
+        for (const c of clips) {
+          expect({ hook: c.hook, problems: checkCopy(t.words, c.hook, c.start_time).problems }).toEqual({ hook: c.hook, problems: [] });
+          expect(textSentences(c.hook).length).toBeLessThanOrEqual(2);
+          expect(c.hook).not.toMatch(/…$/);
+          expect(c.transcript_text).toContain(c.hook);
+        }
+      });
+
+      test("pull quotes: finished, self-contained, 6-30 words, inside the clip", () => {
+        for (const c of clips) {
+          expect({ quote: c.pull_quote, problems: checkCopy(t.words, c.pull_quote, c.start_time).problems }).toEqual({ quote: c.pull_quote, problems: [] });
+          expect(wordCount(c.pull_quote)).toBeGreaterThanOrEqual(6);
+          expect(wordCount(c.pull_quote)).toBeLessThanOrEqual(30);
+          expect(c.transcript_text).toContain(c.pull_quote);
+          expect(c.pull_quote).not.toMatch(/^(?:he|she|they|that|which|because|and|but)\b/i);
+        }
+      });
+
+      test("takeaways: verbatim finished statements on sentence edges", () => {
+        for (const item of section(notes, "Key takeaways")) {
+          const text = item.replace(/^- /, "");
+          expect({ text, problems: checkCopy(t.words, text).problems }).toEqual({ text, problems: [] });
+          expect(text).not.toMatch(/\?$/);
+        }
+      });
+    });
+  }
+});
+
+describe("copy units", () => {
+  test("a full stop without a pause keeps two sentences together in one unit", () => {
+    const a = analyzeTranscript(asrTranscript("rooftop-hours"));
+    const unit = copyUnits(a).find((u) => u.text.includes("And budget for a second hive."))!;
+    expect(unit.text).toContain("Since one colony alone gives you nothing to compare against.");
+    expect(a.sentences[unit.first]!.text).toBe("And budget for a second hive.");
+  });
+
+  test("sentences split between speakers by the diarizer are never quotable", () => {
+    const a = analyzeTranscript(asrTranscript("meeting_trn09"));
+    for (const u of quotableUnits(a)) expect(u.text).not.toMatch(/^\p{Ll}/u);
+    // "My view on this was that" / "the need for people …" / "users." crosses two speaker changes mid-sentence.
+    expect(quotableUnits(a).some((u) => u.text.includes("My view on this"))).toBe(false);
+  });
+});
