@@ -6,7 +6,7 @@
 import { analyzeTranscript, type EpisodeAnalysis } from "./highlights-analysis.ts";
 import { standaloneUnits, type CopyUnit } from "./copy-units.ts";
 import type { NlpToken } from "./highlights-nlp.ts";
-import { nounPhrases } from "./topics.ts";
+import { rankTitlePhrases, showName, stemTerm, titleCase, type TitlePhrase } from "./titles.ts";
 import type { ClipPlan, Transcript } from "./types.ts";
 
 export interface ShowNotesOptions {
@@ -32,28 +32,28 @@ function listJoin(items: string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
 
-const GENERIC = new Set([
-  "thing", "things", "lot", "way", "time", "people", "guy", "kind", "stuff", "bit", "year", "years", "day", "days",
-  "week", "month", "months", "morning", "night", "percent", "question", "show", "guest", "today", "everyone", "someone",
-]);
-
-/** Most frequent noun phrases of the episode, longer phrases weighted up. */
-export function episodeKeyphrases(a: EpisodeAnalysis, n: number): string[] {
-  const counts = new Map<string, { n: number; text: string }>();
-  for (const p of nounPhrases(a.nlp)) {
-    const k = p.text.toLowerCase();
-    if (GENERIC.has(k)) continue;
-    const e = counts.get(k) ?? { n: 0, text: p.text };
-    if (p.proper) e.text = p.text;
-    e.n++;
-    counts.set(k, e);
+/**
+ * The episode's topics, best first, each adding terms the earlier ones do not have (so "bees" and
+ * "bees on the roof" are not both listed). The show's own name is not a topic.
+ */
+export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number): TitlePhrase[] {
+  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
+  // Nor are the speakers' names ("I'm Theo Marsh" is an introduction, not a subject).
+  const names = [show ?? "", ...Object.values(t.speakerNames ?? {})].join(" ").toLowerCase();
+  const avoid = new Set(names.split(/\s+/).filter(Boolean).map(stemTerm));
+  const out: TitlePhrase[] = [];
+  const covered = new Set<string>();
+  for (const p of rankTitlePhrases(
+    a.sentences.map((s) => s.text),
+    a.nlp,
+    { avoid },
+  )) {
+    if (out.length >= n) break;
+    if (p.terms.every((t) => covered.has(t)) || p.terms.some((t) => avoid.has(t))) continue;
+    out.push(p);
+    for (const t of p.terms) covered.add(t);
   }
-  return [...counts.entries()]
-    .map(([k, e]) => ({ k, text: e.text, s: e.n * (1 + 0.5 * Math.min(2, k.split(" ").length - 1)) }))
-    .filter((e) => e.s >= 2 || counts.size < 10)
-    .sort((x, y) => y.s - x.s)
-    .slice(0, n)
-    .map((e) => e.text);
+  return out;
 }
 
 function speakerName(t: Transcript, label: string): string {
@@ -115,23 +115,47 @@ function takeaways(a: EpisodeAnalysis, max: number): CopyUnit[] {
     .sort((x, y) => x.first - y.first);
 }
 
-function summary(t: Transcript, a: EpisodeAnalysis, keyphrases: string[]): string {
+/** Who speaks, by name where a name is known, never by diarization label ("Speaker 2"). */
+function whoSpeaks(t: Transcript): { who: string; many: boolean } {
+  const stats = speakerStats(t);
+  const named = stats.map((s) => t.speakerNames?.[s.label]).filter((x): x is string => !!x);
+  const unnamed = stats.length - named.length;
+  if (named.length === 0) return { who: stats.length === 1 ? "one speaker" : `${stats.length} speakers`, many: stats.length > 1 };
+  if (named.length > 3) return { who: `${stats.length} speakers`, many: true };
+  const others = unnamed === 0 ? [] : [unnamed === 1 ? "one other speaker" : `${unnamed} other speakers`];
+  return { who: listJoin([...named, ...others]), many: stats.length > 1 };
+}
+
+function summary(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): string {
   const first = a.sentences[0]!;
   const last = a.sentences[a.sentences.length - 1]!;
   const minutes = Math.max(1, Math.round((last.end - first.start) / 60));
-  const speakers = speakerStats(t).map((s) => speakerName(t, s.label));
-  const who = speakers.length === 1 ? speakers[0]! : speakers.length <= 3 ? listJoin(speakers) : `${speakers.length} speakers`;
-  const verb = speakers.length === 1 ? "talks" : "talk";
-  const topics = keyphrases.slice(0, 3);
-  const opening = topics.length
-    ? `In this ${minutes}-minute episode, ${who} ${verb} about ${listJoin(topics)}.`
-    : `In this ${minutes}-minute episode, ${who} ${verb}.`;
-  // The sentence closest to the episode as a whole, then the most substantive one elsewhere.
+  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
+  const { who, many } = whoSpeaks(t);
+  const verb = many ? "talk" : "talks";
+  const of = show ? ` of ${titleCase(show)}` : "";
+  const about = topics.slice(0, 3).map((p) => p.text);
+  const opening = about.length ? `In this ${minutes}-minute episode${of}, ${who} ${verb} about ${listJoin(about)}.` : `In this ${minutes}-minute episode${of}, ${who} ${verb}.`;
+  // The unit closest to the episode as a whole, then the most substantive one elsewhere.
   const weight = (u: CopyUnit) => a.centrality[u.first]! * (0.5 + a.interest[u.first]!);
   const byCentral = [...listable(a)].sort((x, y) => weight(y) - weight(x));
   const chosen = byCentral.slice(0, 2).sort((x, y) => x.first - y.first);
-  const quoted = chosen.map((u) => `${speakerName(t, a.sentences[u.first]!.speaker)}: “${u.text}”`);
-  return [opening, ...quoted.map((q) => q.replace(/”$/, "”"))].join(" ");
+  const quoted = chosen.map((u) => {
+    const label = a.sentences[u.first]!.speaker;
+    const name = t.speakerNames?.[label];
+    return name ? `${name}: “${u.text}”` : `“${u.text}”`;
+  });
+  return [opening, ...quoted].join(" ");
+}
+
+/** The episode's title: its main topic in title case, with the people named in it. */
+export function episodeTitle(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): string {
+  const named = speakerStats(t)
+    .map((s) => t.speakerNames?.[s.label])
+    .filter((x): x is string => !!x);
+  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
+  const topic = topics[0] ? titleCase(topics[0].text) : show ? titleCase(show) : "Episode Notes";
+  return named.length >= 1 && named.length <= 2 ? `${topic} with ${listJoin(named)}` : topic;
 }
 
 function findSentence(a: EpisodeAnalysis, clip: ClipPlan): number | null {
@@ -149,6 +173,18 @@ const CALENDAR = new Set([
   "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april",
   "may", "june", "july", "august", "september", "october", "november", "december", "okay", "oh", "hello", "yeah",
 ]);
+
+/**
+ * Each person or organisation once: a mention whose words all appear in a longer mention is the
+ * same entity named shorter ("Commander", "McCool" beside "Commander William McCool").
+ */
+export function onceEach(mentions: string[]): string[] {
+  const words = (m: string) => m.toLowerCase().split(/\s+/);
+  return mentions.filter((m) => {
+    const mine = words(m);
+    return !mentions.some((other) => other !== m && words(other).length > mine.length && mine.every((w) => words(other).includes(w)));
+  });
+}
 
 interface Mentions {
   names: string[];
@@ -186,7 +222,7 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
     }
     if (span.length > 1 || (span.length === 1 && !span[0]!.stop)) add(span);
   });
-  const all = [...counts.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k);
+  const all = onceEach([...counts.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k));
   const resources = new Set<string>();
   for (const nlp of a.nlp) for (const e of nlp.entities) if (["URL", "EMAIL", "HASHTAG", "MENTION"].includes(e.type)) resources.add(e.value);
   for (const s of a.sentences) {
@@ -205,16 +241,11 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
 export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: ShowNotesOptions = {}): string {
   const a = opts.analysis ?? analyzeTranscript(transcript);
   if (a.sentences.length === 0) return `# ${opts.title ?? "Episode"}\n\nThis episode has no recognised speech.\n`;
-  const keyphrases = episodeKeyphrases(a, 6);
+  const topics = episodeTopics(transcript, a, 3);
   const stats = speakerStats(transcript);
-  const names = stats.map((s) => speakerName(transcript, s.label));
-  const title =
-    opts.title ??
-    (keyphrases.length
-      ? `${names.length > 1 && transcript.speakerNames ? listJoin(names.slice(0, 2)) + " on " : ""}${cap(listJoin(keyphrases.slice(0, 2)))}`
-      : "Episode notes");
+  const title = opts.title ?? episodeTitle(transcript, a, topics);
 
-  const out: string[] = [`# ${title}`, "", summary(transcript, a, keyphrases), ""];
+  const out: string[] = [`# ${title}`, "", summary(transcript, a, topics), ""];
 
   const take = takeaways(a, opts.maxTakeaways ?? 5);
   if (take.length) {

@@ -31,7 +31,7 @@ describe("buildShowNotes on the interview", () => {
     const sentences = summary.match(/[.!?]["”]?(?=\s|$)/g) ?? [];
     expect(sentences.length).toBeGreaterThanOrEqual(2);
     expect(sentences.length).toBeLessThanOrEqual(3);
-    expect(summary).toMatch(/^In this \d+-minute episode, /);
+    expect(summary).toMatch(/^In this \d+-minute episode(?: of [^,]+)?, /);
   });
 
   test("key takeaways are sentences said in the episode", () => {
