@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { analyzeTranscript, type EpisodeAnalysis, type SentenceEmbeddings } from "./highlights-analysis.ts";
 import { CLIP_CATEGORIES, generateCandidates, pickNonOverlapping, type AudioFeatures, type Candidate } from "./rank.ts";
+import { postingCopy } from "./posting-copy.ts";
 import { copyUnits, isFinishedUnit, isQuoteSized, quotableUnits, type CopyUnit } from "./copy-units.ts";
 import type { ClipPlan, Transcript } from "./types.ts";
 
@@ -98,7 +99,9 @@ function pullQuote(a: EpisodeAnalysis, c: Candidate, hook: string): string {
     for (let i = u.first; i <= u.last; i++) best = Math.max(best, a.interest[i]! + 0.15 * a.centrality[i]!);
     const statement = a.features[u.last]!.question ? 0.5 : 1;
     const soft = a.features[u.first]!.dangling === "soft" ? 0.8 : 1;
-    return best * statement * soft;
+    // Posted together, a quote that repeats the hook wastes the second line.
+    const fresh = u.text === hook ? 0.7 : 1;
+    return best * statement * soft * fresh;
   };
   const finished = copyUnits(a, c.first, c.last).filter((u) => isFinishedUnit(a, u));
   const tiers = [quotableUnits(a, c.first, c.last), finished.filter(isQuoteSized), finished.filter((u) => u.words <= 40)];
@@ -161,11 +164,12 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
   }
   const chosen = pickNonOverlapping(candidates, count, opts.maxOverlap ?? 0.1, a);
   const hooks = chosen.map((c) => hookLine(a, c));
+  const quotes = chosen.map((c, i) => pullQuote(a, c, hooks[i]!));
   return chosen.map((c, i) => ({
     rank: i + 1,
     category: c.category,
     hook: hooks[i]!,
-    pull_quote: pullQuote(a, c, hooks[i]!),
+    pull_quote: quotes[i]!,
     start_time: round3(c.start),
     end_time: round3(c.end),
     transcript_text: a.sentences
@@ -174,6 +178,7 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
       .join(" "),
     score: Math.round(100 * c.raw),
     reason: reasonLine(c, a.vectorSource),
+    ...postingCopy(transcript, a, c, hooks[i]!, quotes[i]!),
   }));
 }
 

@@ -234,6 +234,9 @@ export function buildOutput(state: LiveState, job: JobRow): StoredOutput {
     files: r.files,
     score: r.plan.score,
     reason: r.plan.reason,
+    title: r.plan.title,
+    description: r.plan.description,
+    hashtags: r.plan.hashtags,
   }));
   return {
     title: /^# (.+)$/m.exec(state.plan?.showNotes ?? "")?.[1]?.trim(),

@@ -6,7 +6,7 @@
 import { analyzeTranscript, type EpisodeAnalysis } from "./highlights-analysis.ts";
 import { standaloneUnits, type CopyUnit } from "./copy-units.ts";
 import type { NlpToken } from "./highlights-nlp.ts";
-import { rankTitlePhrases, showName, stemTerm, titleCase, type TitlePhrase } from "./titles.ts";
+import { nonTopicTerms, rankTitlePhrases, showName, titleCase, type TitlePhrase } from "./titles.ts";
 import type { ClipPlan, Transcript } from "./types.ts";
 
 export interface ShowNotesOptions {
@@ -34,13 +34,14 @@ function listJoin(items: string[]): string {
 
 /**
  * The episode's topics, best first, each adding terms the earlier ones do not have (so "bees" and
- * "bees on the roof" are not both listed). The show's own name is not a topic.
+ * "bees on the roof" are not both listed). The show's name and the speakers' names are not topics
+ * ("I'm Theo Marsh" is an introduction, not a subject).
  */
 export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number): TitlePhrase[] {
-  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
-  // Nor are the speakers' names ("I'm Theo Marsh" is an introduction, not a subject).
-  const names = [show ?? "", ...Object.values(t.speakerNames ?? {})].join(" ").toLowerCase();
-  const avoid = new Set(names.split(/\s+/).filter(Boolean).map(stemTerm));
+  const avoid = nonTopicTerms(
+    a.sentences.map((s) => s.text),
+    t.speakerNames,
+  );
   const out: TitlePhrase[] = [];
   const covered = new Set<string>();
   for (const p of rankTitlePhrases(

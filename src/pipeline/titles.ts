@@ -85,7 +85,8 @@ export function titlePhrases(sentence: string, nlp: SentenceNlp): TitlePhrase[] 
     const span = tokens.slice(from, to + 1);
     const content = span.filter((t) => isNominal(t) || t.pos === "ADJ");
     const terms = content.filter((t) => !t.stop && t.norm.length > 2).map((t) => stemTerm(t.norm));
-    if (terms.length === 0 || terms.every((x) => GENERIC_WORDS.has(x))) return;
+    // "the best thing", "a lot of time": a phrase headed by a generic noun names nothing.
+    if (terms.length === 0 || GENERIC_WORDS.has(stemTerm(span[span.length - 1]!.norm))) return;
     // Whisper capitalises sentence starts; only there is a capital not the speaker's meaning.
     const first = tokens.findIndex((t) => t.type === "word");
     let text = said(sentence, span);
@@ -123,6 +124,8 @@ export function termCounts(nlps: SentenceNlp[]): Map<string, number> {
 }
 
 export interface RankOptions {
+  /** Term counts to score by, when recurrence should be judged over more than the stretch (a clip within its episode). */
+  counts?: Map<string, number>;
   /** Terms to score down (a show's own name, words already used by another title). */
   avoid?: Set<string>;
   /** Relative weight of a term: how specific it is to this stretch (1 when not given). */
@@ -136,7 +139,7 @@ export interface RankOptions {
  * are preferred.
  */
 export function rankTitlePhrases(sentences: string[], nlps: SentenceNlp[], opts: RankOptions = {}): TitlePhrase[] {
-  const counts = termCounts(nlps);
+  const counts = opts.counts ?? termCounts(nlps);
   const seen = new Map<string, { p: TitlePhrase; s: number }>();
   sentences.forEach((text, i) => {
     for (const p of titlePhrases(text, nlps[i]!)) {
@@ -180,8 +183,7 @@ export function chapterTitles(texts: string[], nlps: SentenceNlp[], spans: Reado
   const perChapter = spans.map(([a, b]) => termCounts(nlps.slice(a, b + 1)));
   const df = (term: string) => perChapter.filter((c) => c.has(term)).length;
   const specificity = (term: string) => (spans.length > 1 ? Math.log(1 + spans.length / Math.max(1, df(term))) : 1);
-  const show = showName(texts.slice(0, 3));
-  const avoid = new Set(show ? show.toLowerCase().split(/\s+/).map(stemTerm) : []);
+  const avoid = nonTopicTerms(texts);
   const usedTitles = new Set<string>();
   return spans.map(([a, b], i) => {
     const ranked = rankTitlePhrases(texts.slice(a, b + 1), nlps.slice(a, b + 1), { avoid, specificity });
@@ -194,4 +196,10 @@ export function chapterTitles(texts: string[], nlps: SentenceNlp[], spans: Reado
     }
     return { title, keyphrases: ranked.slice(0, 5).map((p) => p.text) };
   });
+}
+
+/** Terms that are not topics: the show's own name (said in its welcome line) and the speakers' names. */
+export function nonTopicTerms(texts: string[], speakerNames: Record<string, string> = {}): Set<string> {
+  const names = [showName(texts.slice(0, 3)) ?? "", ...Object.values(speakerNames)].join(" ").toLowerCase();
+  return new Set(names.split(/\s+/).filter(Boolean).map(stemTerm));
 }

@@ -72,3 +72,33 @@ describe("copy units", () => {
     expect(quotableUnits(a).some((u) => u.text.includes("My view on this"))).toBe(false);
   });
 });
+
+describe("per-clip posting copy on real transcripts", () => {
+  for (const name of ["rooftop-hours", "meeting_trn03", "two_speakers_call"] as const) {
+    test(name, () => {
+      const t = asrTranscript(name);
+      const names = Object.values(t.speakerNames ?? {});
+      for (const c of selectClips(t, { count: 5 })) {
+        expect(c.title.length).toBeGreaterThan(0);
+        expect(c.title.length).toBeLessThanOrEqual(70);
+        expect(c.title).not.toMatch(/Speaker \d/);
+        // The description is one or two finished sentences said in the clip, credited when the speaker is named.
+        const said = c.description.replace(new RegExp(`^(?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|") || "$^"}): `), "");
+        expect(c.transcript_text).toContain(said);
+        expect(textSentences(said).length).toBeGreaterThanOrEqual(1);
+        expect(textSentences(said).length).toBeLessThanOrEqual(2);
+        expect(checkCopy(t.words, said, c.start_time).problems).toEqual([]);
+        expect(c.hashtags.length).toBeGreaterThanOrEqual(3);
+        expect(c.hashtags.length).toBeLessThanOrEqual(5);
+        expect(new Set(c.hashtags.map((h) => h.toLowerCase())).size).toBe(c.hashtags.length);
+        for (const h of c.hashtags) expect(h).toMatch(/^#[\p{L}\p{N}]{3,30}$/u);
+      }
+    });
+  }
+
+  test("the rooftop clips are tagged with the show's name and titled in title case", () => {
+    const clips = selectClips(asrTranscript("rooftop-hours"), { count: 5 });
+    for (const c of clips) expect(c.hashtags).toContain("#RooftopHours");
+    expect(clips.some((c) => c.title === "What Went Wrong First?")).toBe(true);
+  });
+});
