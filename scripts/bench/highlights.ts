@@ -144,8 +144,7 @@ async function run(name: string, t: Transcript, embedder: Embedder | null, reaso
     const n = wordCount(c.pull_quote);
     const sized: EdgeCheck = n >= 6 && n <= 30 ? q : { ok: false, problems: [...q.problems, `${n} words`] };
     count(r.quotes, sized, `pull quote ${c.rank}`, c.pull_quote, r.failures);
-    const extension = c as ClipPlan & { title?: string };
-    if (extension.title) r.titles.push(`clip ${c.rank}: ${extension.title}`);
+    r.titles.push(`clip ${c.rank}: ${c.title}  ${c.hashtags.join(" ")}`);
   }
   for (const item of section(notes, "Key takeaways")) {
     const text = item.replace(/^- /, "");

@@ -57,11 +57,12 @@ function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: 
   };
   const texts = a.sentences.slice(c.first, c.last + 1).map((s) => s.text);
   const covered = new Set<string>();
-  // Topics of the episode that the clip touches, not the clip's one-off phrases.
-  for (const p of rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid, counts: termCounts(a.nlp) })) {
-    if (out.length >= MAX_HASHTAGS - 1) break;
+  const counts = termCounts(a.nlp);
+  // Topics of the episode that the clip touches (a term said more than once), not its one-off phrases.
+  for (const p of rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid, counts })) {
+    if (out.length >= MAX_HASHTAGS - 2) break;
     // Short tags people search for: a phrase of at most two words whose terms are not yet tagged.
-    if (p.text.split(/\s+/).length > 2 || p.terms.every((x) => covered.has(x))) continue;
+    if (p.text.split(/\s+/).length > 2 || p.terms.every((x) => covered.has(x)) || !p.terms.some((x) => (counts.get(x) ?? 0) >= 2)) continue;
     add(hashtag(p.text));
     for (const x of p.terms) covered.add(x);
   }
