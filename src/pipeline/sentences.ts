@@ -44,18 +44,19 @@ const ATTACHING = /^(?:'(?:s|re|ve|ll|d|m|t|clock)|n't)$/i;
 const HYPHEN_PIECE = /^-[\p{L}\p{N}]/u;
 const DIGIT_GROUP = /^[,.]\d/;
 
+/** The token is written against the text before it, with no space: punctuation, a clitic, a sub-word piece. */
+export function attachesToPrevious(token: string, before: string): boolean {
+  const t = token.trim();
+  return PURE_PUNCT.test(t) || ATTACHING.test(t) || (HYPHEN_PIECE.test(t) && /[\p{L}\p{N}]$/u.test(before)) || (DIGIT_GROUP.test(t) && /\d$/.test(before));
+}
+
 /** Joins recogniser tokens into readable text: no space before punctuation, clitics or sub-word pieces. */
 export function joinWords(tokens: string[]): string {
   let out = "";
   for (const raw of tokens) {
     const t = raw.trim();
     if (!t) continue;
-    const glued =
-      PURE_PUNCT.test(t) ||
-      ATTACHING.test(t) ||
-      (HYPHEN_PIECE.test(t) && /[\p{L}\p{N}]$/u.test(out)) ||
-      (DIGIT_GROUP.test(t) && /\d$/.test(out));
-    if (out && !glued) out += " ";
+    if (out && !attachesToPrevious(t, out)) out += " ";
     out += t;
   }
   return out;
