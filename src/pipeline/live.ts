@@ -112,10 +112,14 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
             minSeconds: o.min_clip_seconds ?? DEFAULT_MIN_CLIP_SECONDS,
             maxSeconds: o.max_clip_seconds ?? DEFAULT_MAX_CLIP_SECONDS,
             audio,
+            llm: config.llm,
+            postCount: count,
+            signal: ctx.signal,
           });
           ctx.state.plan = { clips: plan.clips.slice(0, count), showNotes: plan.showNotes, similarity: plan.similarity, warnings: plan.warnings };
           ctx.state.trailerExtras = plan.clips.slice(count);
           ctx.state.engine.highlights = plan.similarity;
+          ctx.state.engine.editor = plan.editor;
           ctx.state.warnings.push(...plan.warnings);
         } catch (err) {
           if (err instanceof NoClipsError) throw new PipelineError("no_clips_to_render", err.message);

@@ -14,6 +14,10 @@ export interface ShowNotesOptions {
   /** A precomputed analysis of the same transcript (shared with selectClips). */
   analysis?: EpisodeAnalysis;
   maxTakeaways?: number;
+  /** Written by the language-model editor (already grounded); the extractive text otherwise. */
+  summary?: string;
+  /** One per chapter of the analysis, in order. */
+  chapterTitles?: string[];
 }
 
 /** mm:ss, or h:mm:ss from one hour on (the form chapter markers in players accept). */
@@ -246,7 +250,7 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
   const stats = speakerStats(transcript);
   const title = opts.title ?? episodeTitle(transcript, a, topics);
 
-  const out: string[] = [`# ${title}`, "", summary(transcript, a, topics), ""];
+  const out: string[] = [`# ${title}`, "", opts.summary ?? summary(transcript, a, topics), ""];
 
   const take = takeaways(a, opts.maxTakeaways ?? 5);
   if (take.length) {
@@ -256,7 +260,7 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
   }
 
   out.push("## Chapters", "");
-  for (const c of a.chapters) out.push(`- ${formatTimestamp(c.start)} ${c.title}`);
+  a.chapters.forEach((c, i) => out.push(`- ${formatTimestamp(c.start)} ${opts.chapterTitles?.[i] ?? c.title}`));
   out.push("");
 
   const quotes: string[] = [];
