@@ -26,6 +26,7 @@ import { tryLoadEmbedder, type Embedder } from "../../src/models/embedder.ts";
 import { checkClipEdges, checkCopy, type EdgeCheck } from "../../src/pipeline/editorial-check.ts";
 import { NoClipsError } from "../../src/pipeline/highlights.ts";
 import { planHighlights } from "../../src/pipeline/highlights-plan.ts";
+import { buildShowNotes, notesSection } from "../../src/pipeline/shownotes.ts";
 import { DEFAULT_ASR_MODEL, transcribeFile } from "../../src/pipeline/transcribe.ts";
 import type { ClipPlan, Transcript } from "../../src/pipeline/types.ts";
 
@@ -77,17 +78,6 @@ function backToBack(items: { name: string; t: Transcript }[]): Transcript {
   return out;
 }
 
-function section(md: string, heading: string): string[] {
-  const lines = md.split("\n");
-  const at = lines.indexOf(`## ${heading}`);
-  if (at < 0) return [];
-  const out: string[] = [];
-  for (const l of lines.slice(at + 1)) {
-    if (l.startsWith("## ")) break;
-    if (l.trim()) out.push(l.trim());
-  }
-  return out;
-}
 
 interface Tally {
   ok: number;
@@ -133,7 +123,6 @@ async function run(name: string, t: Transcript, embedder: Embedder | null, reaso
   } catch (e) {
     if (!(e instanceof NoClipsError)) throw e;
     r.clips = `0 (${e.reason})`;
-    const { buildShowNotes } = await import("../../src/pipeline/shownotes.ts");
     notes = buildShowNotes(t, []);
   }
   r.ms = performance.now() - t0;
@@ -146,11 +135,11 @@ async function run(name: string, t: Transcript, embedder: Embedder | null, reaso
     count(r.quotes, sized, `pull quote ${c.rank}`, c.pull_quote, r.failures);
     r.titles.push(`clip ${c.rank}: ${c.title}  ${c.hashtags.join(" ")}`);
   }
-  for (const item of section(notes, "Key takeaways")) {
+  for (const item of notesSection(notes, "Key takeaways")) {
     const text = item.replace(/^- /, "");
     count(r.takeaways, checkCopy(t.words, text), "takeaway", text, r.failures);
   }
-  const chapters = section(notes, "Chapters");
+  const chapters = notesSection(notes, "Chapters");
   r.chapters = chapters.length;
   r.titles.unshift(`episode: ${notes.split("\n")[0]!.replace(/^# /, "")}`, ...chapters.map((c) => `chapter ${c.replace(/^- /, "")}`));
   return r;

@@ -20,6 +20,18 @@ export interface ShowNotesOptions {
   chapterTitles?: string[];
 }
 
+/** The non-empty lines of one `## heading` section of Markdown notes (what a reader of the notes sees there). */
+export function notesSection(md: string, heading: string): string[] {
+  const lines = md.split("\n");
+  const at = lines.indexOf(`## ${heading}`);
+  const out: string[] = [];
+  for (const l of at < 0 ? [] : lines.slice(at + 1)) {
+    if (l.startsWith("## ")) break;
+    if (l.trim()) out.push(l.trim());
+  }
+  return out;
+}
+
 /** mm:ss, or h:mm:ss from one hour on (the form chapter markers in players accept). */
 export function formatTimestamp(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));

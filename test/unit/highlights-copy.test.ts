@@ -3,21 +3,11 @@ import { copyUnits, quotableUnits } from "../../src/pipeline/copy-units.ts";
 import { checkCopy, textSentences } from "../../src/pipeline/editorial-check.ts";
 import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
 import { selectClips } from "../../src/pipeline/highlights.ts";
-import { buildShowNotes } from "../../src/pipeline/shownotes.ts";
+import { buildShowNotes, notesSection } from "../../src/pipeline/shownotes.ts";
 import { asrTranscript } from "../helpers/asr-fixture.ts";
 
 const wordCount = (s: string) => s.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 
-function section(md: string, heading: string): string[] {
-  const lines = md.split("\n");
-  const at = lines.indexOf(`## ${heading}`);
-  const out: string[] = [];
-  for (const l of at < 0 ? [] : lines.slice(at + 1)) {
-    if (l.startsWith("## ")) break;
-    if (l.trim()) out.push(l.trim());
-  }
-  return out;
-}
 
 describe("hooks, pull quotes and takeaways on real transcripts are complete sentences", () => {
   for (const name of ["rooftop-hours", "meeting_trn03", "two_speakers_call"] as const) {
@@ -47,7 +37,7 @@ describe("hooks, pull quotes and takeaways on real transcripts are complete sent
       });
 
       test("takeaways: verbatim finished statements on sentence edges", () => {
-        for (const item of section(notes, "Key takeaways")) {
+        for (const item of notesSection(notes, "Key takeaways")) {
           const text = item.replace(/^- /, "");
           expect({ text, problems: checkCopy(t.words, text).problems }).toEqual({ text, problems: [] });
           expect(text).not.toMatch(/\?$/);

@@ -2,20 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
 import { analyzeSentence } from "../../src/pipeline/highlights-nlp.ts";
 import { selectClips } from "../../src/pipeline/highlights.ts";
-import { buildShowNotes, onceEach } from "../../src/pipeline/shownotes.ts";
+import { buildShowNotes, notesSection, onceEach } from "../../src/pipeline/shownotes.ts";
 import { showName, titleCase, titlePhrases } from "../../src/pipeline/titles.ts";
 import { ASR_FIXTURES, asrTranscript } from "../helpers/asr-fixture.ts";
 
-function section(md: string, heading: string): string[] {
-  const lines = md.split("\n");
-  const at = lines.indexOf(`## ${heading}`);
-  const out: string[] = [];
-  for (const l of at < 0 ? [] : lines.slice(at + 1)) {
-    if (l.startsWith("## ")) break;
-    if (l.trim()) out.push(l.trim());
-  }
-  return out;
-}
 
 /** Title case as a reader checks it: every word capitalised except small words inside. */
 function isTitleCase(title: string): boolean {
@@ -59,7 +49,7 @@ describe("episode and chapter titles on real transcripts", () => {
       // A list of noun phrases ("Rooftop hours and colony") is not a title; "X with Name" is.
       expect(title.replace(/ with .*$/, "")).not.toMatch(/ and /);
       expect(md).not.toMatch(/Speaker \d+ (?:and|talks?|on)\b/);
-      const chapters = section(md, "Chapters").map((l) => l.replace(/^- [\d:]+ /, ""));
+      const chapters = notesSection(md, "Chapters").map((l) => l.replace(/^- [\d:]+ /, ""));
       expect(new Set(chapters).size).toBe(chapters.length);
       for (const c of chapters) {
         expect(isTitleCase(c)).toBe(true);
