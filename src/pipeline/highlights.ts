@@ -165,6 +165,7 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
   const chosen = pickNonOverlapping(candidates, count, opts.maxOverlap ?? 0.1, a);
   const hooks = chosen.map((c) => hookLine(a, c));
   const quotes = chosen.map((c, i) => pullQuote(a, c, hooks[i]!));
+  const titles = new Set<string>();
   return chosen.map((c, i) => ({
     rank: i + 1,
     category: c.category,
@@ -178,7 +179,7 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
       .join(" "),
     score: Math.round(100 * c.raw),
     reason: reasonLine(c, a.vectorSource),
-    ...postingCopy(transcript, a, c, hooks[i]!, quotes[i]!),
+    ...postingCopy(transcript, a, c, hooks[i]!, quotes[i]!, titles),
   }));
 }
 

@@ -147,6 +147,7 @@ export function groundEdit(t: Transcript, a: EpisodeAnalysis, pool: ClipPlan[], 
       reason: `${clip.reason}; chosen and written by ${model} (was rank ${clip.rank})`,
     };
   });
+  if (new Set(clips.map((c) => c.title.toLowerCase())).size !== clips.length) throw new LlmEditError("two clips share a title");
   if (edit.chapter_titles.length !== a.chapters.length) throw new LlmEditError(`answer has ${edit.chapter_titles.length} chapter titles for ${a.chapters.length} chapters`);
   if (new Set(edit.chapter_titles.map((x) => x.toLowerCase())).size !== edit.chapter_titles.length) throw new LlmEditError("chapter titles repeat");
   if (SPEAKER_LABEL.test([edit.episode_title, edit.summary, ...edit.chapter_titles].join(" "))) throw new LlmEditError("notes use a speaker label");

@@ -8,6 +8,7 @@ import { textSentences } from "./editorial-check.ts";
 import type { EpisodeAnalysis } from "./highlights-analysis.ts";
 import type { Candidate } from "./rank.ts";
 import { GENERIC_WORDS, nonTopicTerms, rankTitlePhrases, showName, stemTerm, termCounts, titleCase } from "./titles.ts";
+import { formatTimestamp } from "./shownotes.ts";
 import type { Transcript } from "./types.ts";
 
 export const CLIP_TITLE_MAX_CHARS = 70;
@@ -30,15 +31,18 @@ export function hashtag(phrase: string): string | null {
   return body.length >= 3 && body.length <= 30 && /\p{L}/u.test(body) ? `#${body}` : null;
 }
 
-function clipTitle(a: EpisodeAnalysis, c: Candidate, hook: string, avoid: Set<string>): string {
+/** `taken`: titles of the job's other clips, so two clips are never posted under one title. */
+function clipTitle(a: EpisodeAnalysis, c: Candidate, hook: string, avoid: Set<string>, taken: Set<string>): string {
+  const free = (x: string) => x.length <= CLIP_TITLE_MAX_CHARS && !taken.has(x.toLowerCase());
   // A clip that opens on a short question is titled by it: it is what the clip answers.
   const sentences = textSentences(hook);
-  if (sentences.length === 1 && hook.endsWith("?") && hook.length <= CLIP_TITLE_MAX_CHARS) return titleCase(hook);
+  if (sentences.length === 1 && hook.endsWith("?") && free(titleCase(hook))) return titleCase(hook);
   const texts = a.sentences.slice(c.first, c.last + 1).map((s) => s.text);
-  const phrases = rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid });
-  const fits = phrases.find((p) => p.text.length <= CLIP_TITLE_MAX_CHARS);
-  if (fits) return titleCase(fits.text);
-  return sentences[0]!.length <= CLIP_TITLE_MAX_CHARS ? sentences[0]! : titleCase(c.category.replace("_", " "));
+  const fits = rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid })
+    .map((p) => titleCase(p.text))
+    .find(free);
+  if (fits) return fits;
+  return free(sentences[0]!) ? sentences[0]! : titleCase(`${c.category.replace("_", " ")} at ${formatTimestamp(c.start)}`);
 }
 
 /** The clip's pull quote (a finished unit of one or two sentences), credited when the speaker is named. */
@@ -78,15 +82,19 @@ function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: 
           e.n++;
           counts.set(tok.norm, e);
         }
-    for (const e of [...counts.values()].sort((x, y) => y.n - x.n)) add(hashtag(e.text));
+    // A word already inside a tag ("Jersey" in "#NewJersey") adds nothing.
+    for (const e of [...counts.values()].sort((x, y) => y.n - x.n)) if (!out.some((x) => x.toLowerCase().includes(e.text.toLowerCase()))) add(hashtag(e.text));
   }
   if (out.length < MIN_HASHTAGS) add("#Podcast");
   if (out.length < MIN_HASHTAGS) add("#Clip");
   return out;
 }
 
-export function postingCopy(t: Transcript, a: EpisodeAnalysis, c: Candidate, hook: string, quote: string): PostingCopy {
+/** The clip's posting copy; `taken` holds the titles already given to the job's other clips and receives this one's. */
+export function postingCopy(t: Transcript, a: EpisodeAnalysis, c: Candidate, hook: string, quote: string, taken: Set<string>): PostingCopy {
   const texts = a.sentences.map((s) => s.text);
   const avoid = nonTopicTerms(texts, t.speakerNames);
-  return { title: clipTitle(a, c, hook, avoid), description: description(t, a, c, quote), hashtags: hashtags(a, c, showName(texts.slice(0, 3)), avoid) };
+  const title = clipTitle(a, c, hook, avoid, taken);
+  taken.add(title.toLowerCase());
+  return { title, description: description(t, a, c, quote), hashtags: hashtags(a, c, showName(texts.slice(0, 3)), avoid) };
 }

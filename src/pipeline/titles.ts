@@ -15,7 +15,7 @@ export const GENERIC_WORDS = new Set([
 ]);
 
 const SMALL_WORDS = new Set(["a", "an", "the", "and", "but", "or", "nor", "for", "of", "on", "in", "at", "to", "by", "with", "from", "as", "vs", "per", "via", "into", "onto", "about"]);
-const LEADING_QUALIFIERS = new Set(["one", "same", "other", "last", "next", "first", "whole", "own", "much", "many", "few", "more", "most", "such", "certain", "different", "main", "real", "big", "little", "good", "great", "new", "old"]);
+const LEADING_QUALIFIERS = new Set(["one", "same", "other", "last", "next", "first", "whole", "own", "much", "many", "few", "more", "most", "such", "certain", "different", "main", "real"]);
 const LINKS = new Set(["of", "on", "in", "for", "with", "about", "from", "at"]);
 const LEADING_DETERMINERS = new Set(["a", "an", "the", "this", "that", "these", "those", "my", "your", "our", "their", "his", "her", "its", "some", "every", "each"]);
 
@@ -81,7 +81,8 @@ export function titlePhrases(sentence: string, nlp: SentenceNlp): TitlePhrase[] 
   const make = (start: number, to: number) => {
     // "one colony", "the same neighbor": a leading count or qualifier points, it does not name.
     let from = start;
-    while (from < to && tokens[from]!.pos !== "PROPN" && LEADING_QUALIFIERS.has(tokens[from]!.norm)) from++;
+    // A capital mid-sentence is part of a name ("Next Door"), so only lower-case qualifiers go.
+    while (from < to && tokens[from]!.pos !== "PROPN" && !/^\p{Lu}/u.test(tokens[from]!.text) && LEADING_QUALIFIERS.has(tokens[from]!.norm)) from++;
     const span = tokens.slice(from, to + 1);
     const content = span.filter((t) => isNominal(t) || t.pos === "ADJ");
     const terms = content.filter((t) => !t.stop && t.norm.length > 2).map((t) => stemTerm(t.norm));

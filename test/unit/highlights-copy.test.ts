@@ -68,7 +68,9 @@ describe("per-clip posting copy on real transcripts", () => {
     test(name, () => {
       const t = asrTranscript(name);
       const names = Object.values(t.speakerNames ?? {});
-      for (const c of selectClips(t, { count: 5 })) {
+      const clips = selectClips(t, { count: 5, minSeconds: 6, maxSeconds: 30 });
+      expect(new Set(clips.map((c) => c.title.toLowerCase())).size).toBe(clips.length);
+      for (const c of clips) {
         expect(c.title.length).toBeGreaterThan(0);
         expect(c.title.length).toBeLessThanOrEqual(70);
         expect(c.title).not.toMatch(/Speaker \d/);
