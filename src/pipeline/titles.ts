@@ -81,15 +81,16 @@ export function titlePhrases(sentence: string, nlp: SentenceNlp): TitlePhrase[] 
   const make = (start: number, to: number) => {
     // "one colony", "the same neighbor": a leading count or qualifier points, it does not name.
     let from = start;
-    // A capital mid-sentence is part of a name ("Next Door"), so only lower-case qualifiers go.
-    while (from < to && tokens[from]!.pos !== "PROPN" && !/^\p{Lu}/u.test(tokens[from]!.text) && LEADING_QUALIFIERS.has(tokens[from]!.norm)) from++;
+    // A capital mid-sentence is part of a name ("Next Door"); at the sentence start it means nothing.
+    const first = tokens.findIndex((t) => t.type === "word");
+    const plain = (k: number) => k === first || !/^\p{Lu}/u.test(tokens[k]!.text);
+    while (from < to && tokens[from]!.pos !== "PROPN" && plain(from) && LEADING_QUALIFIERS.has(tokens[from]!.norm)) from++;
     const span = tokens.slice(from, to + 1);
     const content = span.filter((t) => isNominal(t) || t.pos === "ADJ");
     const terms = content.filter((t) => !t.stop && t.norm.length > 2).map((t) => stemTerm(t.norm));
     // "the best thing", "a lot of time": a phrase headed by a generic noun names nothing.
     if (terms.length === 0 || GENERIC_WORDS.has(stemTerm(span[span.length - 1]!.norm))) return;
     // Whisper capitalises sentence starts; only there is a capital not the speaker's meaning.
-    const first = tokens.findIndex((t) => t.type === "word");
     let text = said(sentence, span);
     if (from === first && tokens[from]!.pos !== "PROPN") text = text.charAt(0).toLowerCase() + text.slice(1);
     out.push({ text, terms });
