@@ -181,11 +181,11 @@ export interface ChapterTitle {
  * by how specific their terms are to it (TF-IDF over chapters), terms an earlier title used and the
  * show's own name are scored down.
  */
-export function chapterTitles(texts: string[], nlps: SentenceNlp[], spans: ReadonlyArray<readonly [number, number]>): ChapterTitle[] {
+export function chapterTitles(texts: string[], nlps: SentenceNlp[], spans: ReadonlyArray<readonly [number, number]>, speakerNames?: Record<string, string>): ChapterTitle[] {
   const perChapter = spans.map(([a, b]) => termCounts(nlps.slice(a, b + 1)));
   const df = (term: string) => perChapter.filter((c) => c.has(term)).length;
   const specificity = (term: string) => (spans.length > 1 ? Math.log(1 + spans.length / Math.max(1, df(term))) : 1);
-  const avoid = nonTopicTerms(texts);
+  const avoid = nonTopicTerms(texts, speakerNames);
   const usedTitles = new Set<string>();
   return spans.map(([a, b], i) => {
     const ranked = rankTitlePhrases(texts.slice(a, b + 1), nlps.slice(a, b + 1), { avoid, specificity });

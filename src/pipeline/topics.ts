@@ -79,6 +79,8 @@ export interface SegmentOptions {
   /** Shortest chapter in seconds (default 60). */
   minChapterSeconds?: number;
   maxChapters?: number;
+  /** Speaker label -> name: names are not chapter topics. */
+  speakerNames?: Record<string, string>;
 }
 
 /**
@@ -141,6 +143,7 @@ export function segmentTopics(sentences: Sentence[], vectors: Vector[], nlps: Se
     sentences.map((s) => s.text),
     nlps,
     spans,
+    opts.speakerNames,
   );
   return spans.map(([a, b], i) => ({ start: sentences[a]!.start, end: sentences[b]!.end, firstSentence: a, lastSentence: b, ...titles[i]! }));
 }
