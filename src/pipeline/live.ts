@@ -15,6 +15,7 @@ import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights.ts";
 import { audioFeaturesFromWav } from "./highlights-audio.ts";
 import { planHighlights } from "./highlights-plan.ts";
+import { strengthenPunctuation } from "./redecode.ts";
 import { renderClipFormats, type ClipFormat } from "./render.ts";
 import { PipelineError, type Stage } from "./stage.ts";
 import { planTrailer, renderTrailer } from "./trailer.ts";
@@ -102,6 +103,11 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const wav = join(ctx.workDir, "speech.wav");
         await decodeToSpeechWav(ctx.state.source!.path, wav);
         const audio = audioFeaturesFromWav(wav);
+        // Long stretches with no evidenced sentence end get a second opinion from the bigger model.
+        const strengthened = await strengthenPunctuation(ctx.state.transcript!, wav, ctx.signal);
+        ctx.state.transcript = strengthened.transcript;
+        if (strengthened.engine) ctx.state.engine.redecode = strengthened.engine;
+        if (strengthened.warning) ctx.state.warnings.push(strengthened.warning);
         rmSync(wav, { force: true });
         try {
           const count = o.clip_count ?? DEFAULT_CLIP_COUNT;
