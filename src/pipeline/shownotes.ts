@@ -49,8 +49,8 @@ function listJoin(items: string[]): string {
 }
 
 /**
- * The episode's topics, best first, each adding terms the earlier ones do not have (so "bees" and
- * "bees on the roof" are not both listed). The show's name and the speakers' names are not topics
+ * The episode's topics, best first, each sharing no term with an earlier one (so "bees on the roof"
+ * and "roof of an apartment" are not both listed). The show's name and the speakers' names are not topics
  * ("I'm Theo Marsh" is an introduction, not a subject).
  */
 export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number): TitlePhrase[] {
@@ -66,7 +66,7 @@ export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number): Tit
     { avoid },
   )) {
     if (out.length >= n) break;
-    if (p.terms.every((t) => covered.has(t)) || p.terms.some((t) => avoid.has(t))) continue;
+    if (p.terms.some((t) => covered.has(t) || avoid.has(t))) continue;
     out.push(p);
     for (const t of p.terms) covered.add(t);
   }
