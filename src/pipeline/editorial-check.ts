@@ -3,7 +3,8 @@
  * takeaway) is something a producer could post unedited: it starts where a sentence starts, ends
  * where one ends by the evidence rule (sentence-edges.ts), and each sentence in it is grammatically
  * finished (wink POS tags: never ending on a conjunction, preposition or article, and with a verb).
- * Used by clip selection as a last guard and by the bench and tests as the yardstick.
+ * Clip selection and copy (rank.ts, copy-units.ts) apply these rules; the bench and the tests use
+ * them, on the transcript's own words, as the yardstick.
  */
 import { analyzeSentence, type NlpToken } from "./highlights-nlp.ts";
 import { isAbbreviation, isSentenceEnd, OPEN_END_WORDS, isSentenceStart, isSpokenWord } from "./sentence-edges.ts";
