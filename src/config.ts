@@ -32,6 +32,10 @@ const EnvSchema = z.object({
   CLIPYARD_FEED_POLL_SECONDS: z.coerce.number().positive().default(900),
   CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
   CLIPYARD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  CLIPYARD_LLM_URL: z.string().url().optional(),
+  CLIPYARD_LLM_MODEL: z.string().min(1).optional(),
+  CLIPYARD_LLM_KEY: z.string().optional(),
+  CLIPYARD_LLM_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
   FFMPEG_PATH: z.string().optional(),
   YTDLP_PATH: z.string().optional(),
 });
@@ -56,6 +60,8 @@ export type Config = {
   logLevel: "debug" | "info" | "warn" | "error";
   ffmpegPath?: string;
   ytdlpPath?: string;
+  /** The optional language-model editor: an OpenAI-compatible chat endpoint (Ollama, llama.cpp server, vLLM). */
+  llm?: { url: string; model: string; key?: string; timeoutMs: number };
 };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -65,6 +71,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid configuration: ${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
+  if (e.CLIPYARD_LLM_URL && !e.CLIPYARD_LLM_MODEL) throw new Error("invalid configuration: CLIPYARD_LLM_MODEL: required when CLIPYARD_LLM_URL is set");
   const dataDir = resolve(e.CLIPYARD_DATA_DIR);
   const host = e.CLIPYARD_HOST;
   const displayHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
@@ -88,5 +95,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.CLIPYARD_LOG_LEVEL,
     ffmpegPath: e.FFMPEG_PATH,
     ytdlpPath: e.YTDLP_PATH,
+    llm: e.CLIPYARD_LLM_URL
+      ? { url: e.CLIPYARD_LLM_URL, model: e.CLIPYARD_LLM_MODEL!, key: e.CLIPYARD_LLM_KEY || undefined, timeoutMs: e.CLIPYARD_LLM_TIMEOUT_SECONDS * 1000 }
+      : undefined,
   };
 }

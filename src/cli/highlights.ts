@@ -47,10 +47,11 @@ export default async function (argv: string[]): Promise<number> {
       maxSeconds: parsed.data.max_clip_seconds,
       title: flag(argv, "--title"),
       audio: flag(argv, "--wav") ? audioFeaturesFromWav(flag(argv, "--wav")!) : undefined,
+      llm: loadConfig().llm,
     });
     const notesPath = flag(argv, "--notes");
     if (notesPath) writeFileSync(notesPath, plan.showNotes);
-    const out = { clips: plan.clips, similarity: plan.similarity, warnings: plan.warnings, ...(notesPath ? {} : { show_notes: plan.showNotes }) };
+    const out = { clips: plan.clips, similarity: plan.similarity, editor: plan.editor, warnings: plan.warnings, ...(notesPath ? {} : { show_notes: plan.showNotes }) };
     process.stdout.write(JSON.stringify(out, null, 2) + "\n");
     return 0;
   } catch (e) {

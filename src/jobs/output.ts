@@ -17,6 +17,10 @@ export interface StoredClip extends ClipContent {
   captions?: { srt: string; vtt: string };
   score?: number;
   reason?: string;
+  /** Posting copy (extension fields; live jobs have them, older stored outputs may not). */
+  title?: string;
+  description?: string;
+  hashtags?: string[];
 }
 
 export interface StoredOutput {

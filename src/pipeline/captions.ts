@@ -3,6 +3,7 @@
  * subtitle script for ffmpeg's libass filter. Pure logic only; rendering calls it with the output
  * frame size. The live renderer, the trailer and the sandbox fixtures all use this one module.
  */
+import { attachesToPrevious } from "./sentences.ts";
 import type { Word } from "./types.ts";
 
 /** Caption style names accepted by the API's options.caption_style (validate with z.enum). */
@@ -206,7 +207,10 @@ export function buildAss(words: Word[], opts: AssOptions): string {
           const pop = j === i && style.activeScale !== 100 ? `\\fscx${style.activeScale}\\fscy${style.activeScale}` : "";
           return `{\\c${style.active}${pop}}${t}{\\r}`;
         })
-        .join(" ");
+        // Whisper's sub-word pieces ("3B" "-hives", "60" ",000") read as one word on screen too.
+        .map((t, j) => (j > 0 && attachesToPrevious(texts[j]!, texts[j - 1]!) ? t : ` ${t}`))
+        .join("")
+        .trimStart();
       events.push(`Dialogue: 0,${assTime(start)},${assTime(end)},Caption,,0,0,0,,${text}`);
     });
   }

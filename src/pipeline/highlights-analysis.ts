@@ -52,6 +52,6 @@ export function analyzeTranscript(transcript: Transcript, embeddings?: SentenceE
     vectors,
     vectorSource,
     centrality: centrality(vectors),
-    chapters: segmentTopics(sentences, vectors, nlp),
+    chapters: segmentTopics(sentences, vectors, nlp, { speakerNames: transcript.speakerNames }),
   };
 }

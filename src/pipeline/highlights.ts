@@ -6,6 +6,8 @@
 import { z } from "zod";
 import { analyzeTranscript, type EpisodeAnalysis, type SentenceEmbeddings } from "./highlights-analysis.ts";
 import { CLIP_CATEGORIES, generateCandidates, pickNonOverlapping, type AudioFeatures, type Candidate } from "./rank.ts";
+import { postingCopy } from "./posting-copy.ts";
+import { copyUnits, isFinishedUnit, isQuoteSized, quotableUnits, type CopyUnit } from "./copy-units.ts";
 import type { ClipPlan, Transcript } from "./types.ts";
 
 export { CLIP_CATEGORIES, type AudioFeatures, type ClipCategory } from "./rank.ts";
@@ -63,39 +65,51 @@ export class NoClipsError extends Error {
   }
 }
 
-const HOOK_MAX_CHARS = 140;
+/** A hook is shown over the clip and pasted as its first line: one or two sentences, never cut. */
+const HOOK_MAX_CHARS = 200;
 
-function truncateAtWord(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  return cut.slice(0, Math.max(cut.lastIndexOf(" "), max / 2)).replace(/[\s,;:]+$/, "") + "…";
-}
+const sentenceCount = (u: CopyUnit) => u.last - u.first + 1;
 
+/**
+ * The clip's first finished unit of one or two sentences that says something (4+ words); a greeting
+ * ("Hello.") is joined to the line after it. Falls back to the shortest finished unit, then to the
+ * clip's opening unit whole: copy is never truncated mid-sentence.
+ */
 function hookLine(a: EpisodeAnalysis, c: Candidate): string {
-  const s = a.sentences;
-  let text = s[c.first]!.text;
-  // "Hello?" alone is not a line anyone leads with; take the next sentence along.
-  if (a.features[c.first]!.words < 4 && c.first < c.last) text += " " + s[c.first + 1]!.text;
-  return truncateAtWord(text, HOOK_MAX_CHARS);
+  const all = copyUnits(a, c.first, c.last);
+  const units = all.filter((u) => isFinishedUnit(a, u) && u.text.length <= HOOK_MAX_CHARS);
+  for (let k = 0; k < units.length; k++) {
+    const u = units[k]!;
+    if (u.words >= 4 && sentenceCount(u) <= 2) return u.text;
+    const next = units[k + 1];
+    const joined = next && next.first === u.last + 1 ? `${u.text} ${next.text}` : "";
+    if (joined && sentenceCount(u) + sentenceCount(next!) <= 2 && joined.length <= HOOK_MAX_CHARS) return joined;
+  }
+  const shortest = [...units].sort((x, y) => x.text.length - y.text.length)[0];
+  return (shortest ?? all[0])?.text ?? a.sentences[c.first]!.text;
 }
 
-function pullQuote(a: EpisodeAnalysis, c: Candidate): string {
-  let best = -1;
-  let bestScore = -Infinity;
-  for (let i = c.first; i <= c.last; i++) {
-    const w = a.features[i]!.words;
-    // Quotable means self-contained and readable in one breath.
-    const shape = w >= 6 && w <= 35 ? 1 : 0.6;
-    const standalone = a.features[i]!.dangling === "hard" ? 0.7 : 1;
-    // A quote is something said, not asked: questions only win when nothing else is quotable.
-    const statement = a.features[i]!.question ? 0.5 : 1;
-    const score = (a.interest[i]! + 0.15 * a.centrality[i]!) * shape * standalone * statement;
-    if (score > bestScore) {
-      bestScore = score;
-      best = i;
-    }
+/**
+ * The clip's most quotable unit: finished, self-contained (not pointing back), 6-30 words, a
+ * statement rather than a question. Each condition is relaxed in turn only when nothing meets it.
+ */
+function pullQuote(a: EpisodeAnalysis, c: Candidate, hook: string): string {
+  const score = (u: CopyUnit) => {
+    let best = 0;
+    for (let i = u.first; i <= u.last; i++) best = Math.max(best, a.interest[i]! + 0.15 * a.centrality[i]!);
+    const statement = a.features[u.last]!.question ? 0.5 : 1;
+    const soft = a.features[u.first]!.dangling === "soft" ? 0.8 : 1;
+    // Posted together, a quote that repeats the hook wastes the second line.
+    const fresh = u.text === hook ? 0.7 : 1;
+    return best * statement * soft * fresh;
+  };
+  const finished = copyUnits(a, c.first, c.last).filter((u) => isFinishedUnit(a, u));
+  const tiers = [quotableUnits(a, c.first, c.last), finished.filter(isQuoteSized), finished.filter((u) => u.words <= 40)];
+  for (const tier of tiers) {
+    const best = [...tier].sort((x, y) => score(y) - score(x))[0];
+    if (best) return best.text;
   }
-  return truncateAtWord(a.sentences[best]!.text, 240);
+  return hook;
 }
 
 const PART_LABELS: Record<string, string> = {
@@ -149,11 +163,14 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
     throw new NoClipsError("no_candidate", `no run of whole sentences between ${minSeconds} and ${maxSeconds} s starts and ends cleanly`);
   }
   const chosen = pickNonOverlapping(candidates, count, opts.maxOverlap ?? 0.1, a);
+  const hooks = chosen.map((c) => hookLine(a, c));
+  const quotes = chosen.map((c, i) => pullQuote(a, c, hooks[i]!));
+  const titles = new Set<string>();
   return chosen.map((c, i) => ({
     rank: i + 1,
     category: c.category,
-    hook: hookLine(a, c),
-    pull_quote: pullQuote(a, c),
+    hook: hooks[i]!,
+    pull_quote: quotes[i]!,
     start_time: round3(c.start),
     end_time: round3(c.end),
     transcript_text: a.sentences
@@ -162,6 +179,7 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
       .join(" "),
     score: Math.round(100 * c.raw),
     reason: reasonLine(c, a.vectorSource),
+    ...postingCopy(transcript, a, c, hooks[i]!, quotes[i]!, titles),
   }));
 }
 

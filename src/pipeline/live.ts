@@ -15,6 +15,7 @@ import { captionRefs, exportRefs, writeExports, type ExportFiles } from "./expor
 import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights.ts";
 import { audioFeaturesFromWav } from "./highlights-audio.ts";
 import { planHighlights } from "./highlights-plan.ts";
+import { strengthenPunctuation } from "./redecode.ts";
 import { renderClipFormats, type ClipFormat } from "./render.ts";
 import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
 import { planTrailer, renderTrailer } from "./trailer.ts";
@@ -112,6 +113,11 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const wav = join(ctx.workDir, "speech.wav");
         await decodeToSpeechWav(ctx.state.source!.path, wav);
         const audio = audioFeaturesFromWav(wav);
+        // Long stretches with no evidenced sentence end get a second opinion from the bigger model.
+        const strengthened = await strengthenPunctuation(ctx.state.transcript!, wav, ctx.signal);
+        ctx.state.transcript = strengthened.transcript;
+        if (strengthened.engine) ctx.state.engine.redecode = strengthened.engine;
+        if (strengthened.warning) ctx.state.warnings.push(strengthened.warning);
         rmSync(wav, { force: true });
         try {
           const count = o.clip_count ?? DEFAULT_CLIP_COUNT;
@@ -122,10 +128,14 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
             minSeconds: o.min_clip_seconds ?? DEFAULT_MIN_CLIP_SECONDS,
             maxSeconds: o.max_clip_seconds ?? DEFAULT_MAX_CLIP_SECONDS,
             audio,
+            llm: config.llm,
+            postCount: count,
+            signal: ctx.signal,
           });
           ctx.state.plan = { clips: plan.clips.slice(0, count), showNotes: plan.showNotes, chapters: plan.chapters, similarity: plan.similarity, warnings: plan.warnings };
           ctx.state.trailerExtras = plan.clips.slice(count);
           ctx.state.engine.highlights = plan.similarity;
+          ctx.state.engine.editor = plan.editor;
           ctx.state.warnings.push(...plan.warnings);
         } catch (err) {
           if (err instanceof NoClipsError) throw new PipelineError("no_clips_to_render", err.message);
@@ -267,6 +277,9 @@ export function buildOutput(state: LiveState, job: JobRow): StoredOutput {
     ...(state.exports ? { captions: captionRefs(state.exports, i, "job") } : {}),
     score: r.plan.score,
     reason: r.plan.reason,
+    title: r.plan.title,
+    description: r.plan.description,
+    hashtags: r.plan.hashtags,
   }));
   return {
     title: notesTitle(state.plan?.showNotes ?? ""),

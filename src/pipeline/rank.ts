@@ -4,6 +4,8 @@
  * length window. Scoring is a weighted sum of named parts (hook, body, payoff, centrality, fit,
  * liveliness) so every score can be explained in the clip's `reason`.
  */
+import { quotableUnits } from "./copy-units.ts";
+import { endsOpen, startsCapitalised } from "./editorial-check.ts";
 import type { EpisodeAnalysis } from "./highlights-analysis.ts";
 import type { SentenceFeatures } from "./rank-features.ts";
 
@@ -67,6 +69,9 @@ const FRESH_START_PAUSE = 2.5;
 /** A clip may start on this sentence: it does not point back to something the listener missed. */
 export function canStartAt(a: EpisodeAnalysis, i: number): boolean {
   const f = a.features[i]!;
+  // The sentence before must have ended by the evidence rule, and this one must read as a start.
+  if (i > 0 && !a.sentences[i - 1]!.complete) return false;
+  if (!startsCapitalised(a.sentences[i]!.text)) return false;
   const fresh = i === 0 || a.sentences[i]!.start - a.sentences[i - 1]!.end >= FRESH_START_PAUSE;
   if (f.continuation) return false;
   if (f.dangling !== "hard") return true;
@@ -77,6 +82,7 @@ export function canStartAt(a: EpisodeAnalysis, i: number): boolean {
 /** A clip may end on this sentence: the thought is finished and nothing it announced is cut off. */
 export function canEndAt(a: EpisodeAnalysis, j: number): boolean {
   const f = a.features[j]!;
+  if (!a.sentences[j]!.complete || endsOpen(a.nlp[j]!.tokens)) return false;
   if (f.setup) return false;
   const next = a.features[j + 1];
   if (next?.continuation && a.sentences[j + 1]!.speaker === a.sentences[j]!.speaker) return false;
@@ -103,6 +109,8 @@ function meanEnergy(energy: NonNullable<AudioFeatures["energy"]>, span: TimeSpan
 }
 
 interface EpisodeStats {
+  /** For sentence i, the earliest last sentence of a quotable unit starting at or after i. */
+  quotableEndFrom: number[];
   medianRate: number;
   energyMean: number;
   energyStd: number;
@@ -123,7 +131,11 @@ function episodeStats(a: EpisodeAnalysis, audio?: AudioFeatures): EpisodeStats {
   a.chapters.forEach((c, ci) => {
     for (let i = c.firstSentence; i <= c.lastSentence; i++) chapterOf[i] = ci;
   });
+  const quotableEndFrom = new Array<number>(a.sentences.length + 1).fill(Infinity);
+  for (const u of quotableUnits(a)) quotableEndFrom[u.first] = Math.min(quotableEndFrom[u.first]!, u.last);
+  for (let i = a.sentences.length - 1; i >= 0; i--) quotableEndFrom[i] = Math.min(quotableEndFrom[i]!, quotableEndFrom[i + 1]!);
   return {
+    quotableEndFrom,
     medianRate: rates[Math.floor(rates.length / 2)] ?? 2.5,
     energyMean,
     energyStd,
@@ -266,6 +278,12 @@ function scoreCandidate(a: EpisodeAnalysis, first: number, last: number, stats: 
     }
   }
   live = clamp01(live + Math.min(0.2, laughs * 0.1));
+
+  // Nothing in it can be quoted on its own: a clip a producer would struggle to post.
+  if (stats.quotableEndFrom[first]! > last) {
+    penalty += 0.15;
+    signals.push("no self-contained quote");
+  }
 
   // A clip that straddles a chapter boundary tends to be two half-thoughts.
   if (stats.chapterOf[first] !== stats.chapterOf[last]) penalty += 0.06;

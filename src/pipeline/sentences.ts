@@ -8,9 +8,13 @@
  *  - a speaker change always ends a sentence (a sentence never spans two speakers);
  *  - "?" / "!" end a sentence; "." and "…" end one unless the word is a known abbreviation or the next
  *    word starts in lower case (whisper capitalises sentence starts; "U.S. and" stays together);
- *  - unpunctuated runs (music, some engines, LibriVox-style references) are cut at their longest
- *    pause once they exceed MAX_WORDS / MAX_SECONDS, so boundaries still land on silence.
+ *  - unpunctuated runs (music, some engines, LibriVox-style references) are cut once they exceed
+ *    MAX_WORDS / MAX_SECONDS, where a full stop, a clause end and a long pause coincide best.
+ * Each sentence also says whether its end is *complete* by the evidence rule of sentence-edges.ts
+ * (terminal punctuation plus a pause, speaker change or the end): only complete ends may end a clip,
+ * a hook or a quote, and only the sentence after one may start them.
  */
+import { isAbbreviation, isAnnotation, isSentenceEnd, OPEN_END_WORDS, PURE_PUNCT } from "./sentence-edges.ts";
 import type { Word } from "./types.ts";
 
 export type SentenceBoundary = "punctuation" | "speaker_change" | "pause" | "end";
@@ -26,35 +30,33 @@ export interface Sentence {
   text: string;
   /** Why the sentence ended here. */
   boundary: SentenceBoundary;
+  /** The end is a sentence end by the evidence rule (terminal punctuation plus a pause, speaker change or the end). */
+  complete: boolean;
 }
 
 const MAX_WORDS = 45;
 const MAX_SECONDS = 18;
 
-const ABBREVIATIONS = new Set(
-  [
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "inc", "ltd", "co", "corp", "jan", "feb",
-    "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "no", "vol", "approx", "dept",
-    "e.g", "i.e", "u.s", "u.k", "a.m", "p.m", "mt", "ft", "gen", "gov", "sen", "rep", "rev",
-  ],
-);
+export { isAnnotation };
 
-/** Non-speech annotations whisper writes instead of words: "[Music]", "(laughs)", "♪". */
-export function isAnnotation(token: string): boolean {
+/** Clitics and sub-word pieces whisper emits as their own word: "'s", "n't", "'clock", "-hives", ",000". */
+const ATTACHING = /^(?:'(?:s|re|ve|ll|d|m|t|clock)|n't)$/i;
+const HYPHEN_PIECE = /^-[\p{L}\p{N}]/u;
+const DIGIT_GROUP = /^[,.]\d/;
+
+/** The token is written against the text before it, with no space: punctuation, a clitic, a sub-word piece. */
+export function attachesToPrevious(token: string, before: string): boolean {
   const t = token.trim();
-  return /^\[.*\]$/.test(t) || /^\(.*\)$/.test(t) || /^[♪♫*]+$/.test(t) || t === "";
+  return PURE_PUNCT.test(t) || ATTACHING.test(t) || (HYPHEN_PIECE.test(t) && /[\p{L}\p{N}]$/u.test(before)) || (DIGIT_GROUP.test(t) && /\d$/.test(before));
 }
 
-const PURE_PUNCT = /^[.,!?;:…"'”’)\]}%-]+$/;
-const ATTACHING = /^(?:'(?:s|re|ve|ll|d|m|t)|n't)$/i;
-
-/** Joins recogniser tokens into readable text: no space before punctuation or clitics. */
+/** Joins recogniser tokens into readable text: no space before punctuation, clitics or sub-word pieces. */
 export function joinWords(tokens: string[]): string {
   let out = "";
   for (const raw of tokens) {
     const t = raw.trim();
     if (!t) continue;
-    if (out && !PURE_PUNCT.test(t) && !ATTACHING.test(t)) out += " ";
+    if (out && !attachesToPrevious(t, out)) out += " ";
     out += t;
   }
   return out;
@@ -67,11 +69,7 @@ function stripClosers(t: string): string {
 function endsSentence(token: string, next: string | undefined): boolean {
   const t = stripClosers(token.trim());
   if (/[?!]$/.test(t)) return true;
-  if (!/(?:\.|…)$/.test(t)) return false;
-  const bare = t.replace(/[.…]+$/, "").replace(/^["'“‘(]+/, "").toLowerCase();
-  if (t.endsWith(".") && !t.endsWith("..") && ABBREVIATIONS.has(bare)) return false;
-  // Single initials ("J. R. R. Tolkien") are not sentence ends; the pronoun ("Neither did I.") is.
-  if (/^[a-z]$/i.test(bare) && bare !== "i" && t.endsWith(".")) return false;
+  if (!/(?:\.|…)$/.test(t) || isAbbreviation(token)) return false;
   if (next === undefined) return true;
   const n = next.trim().replace(/^["'“‘(]+/, "");
   return !/^[a-z]/.test(n);
@@ -82,19 +80,33 @@ interface Run {
   boundary: SentenceBoundary;
 }
 
-/** Cuts an over-long unpunctuated run at its longest inter-word pause, recursively. */
+/**
+ * Where an over-long run is best cut after word k: a full stop (whisper's, even without a pause),
+ * then a comma or clause end, weighted by the pause that follows; never after a word that leaves
+ * the clause open ("the", "and", "of").
+ */
+function cutScore(words: Word[], idx: number[], k: number): number {
+  const token = words[idx[k]!]!.word.trim();
+  const bare = token.replace(/[^\p{L}\p{N}']+$/u, "").toLowerCase();
+  if (OPEN_END_WORDS.has(bare)) return -Infinity;
+  const gap = words[idx[k + 1]!]!.start - words[idx[k]!]!.end;
+  const punct = /[.?!…]["')\]]*$/.test(token) ? 1 : /[,;:]["')\]]*$/.test(token) ? 0.4 : 0;
+  return gap + punct;
+}
+
+/** Cuts an over-long run where cutScore is highest, recursively. */
 function splitLongRun(run: Run, words: Word[]): Run[] {
   const { idx } = run;
   const dur = words[idx[idx.length - 1]!]!.end - words[idx[0]!]!.start;
   if (idx.length <= MAX_WORDS && dur <= MAX_SECONDS) return [run];
   if (idx.length < 6) return [run];
   let best = -1;
-  let bestGap = -Infinity;
+  let bestScore = -Infinity;
   // Keep at least 3 words each side so a cut never leaves a one-word fragment.
   for (let k = 2; k < idx.length - 3; k++) {
-    const gap = words[idx[k + 1]!]!.start - words[idx[k]!]!.end;
-    if (gap > bestGap) {
-      bestGap = gap;
+    const score = cutScore(words, idx, k);
+    if (score > bestScore) {
+      bestScore = score;
       best = k;
     }
   }
@@ -147,6 +159,7 @@ export function splitSentences(words: Word[]): Sentence[] {
       speaker: words[first]!.speaker,
       text,
       boundary: run.boundary,
+      complete: isSentenceEnd(words, last),
     });
   }
   return sentences;

@@ -4,8 +4,9 @@
  * is invented, so the notes can be wrong only in emphasis, never in fact.
  */
 import { analyzeTranscript, type EpisodeAnalysis } from "./highlights-analysis.ts";
+import { standaloneUnits, type CopyUnit } from "./copy-units.ts";
 import type { NlpToken } from "./highlights-nlp.ts";
-import { nounPhrases } from "./topics.ts";
+import { nonTopicTerms, rankTitlePhrases, showName, titleCase, type TitlePhrase } from "./titles.ts";
 import type { ClipPlan, Transcript } from "./types.ts";
 
 export interface ShowNotesOptions {
@@ -13,6 +14,22 @@ export interface ShowNotesOptions {
   /** A precomputed analysis of the same transcript (shared with selectClips). */
   analysis?: EpisodeAnalysis;
   maxTakeaways?: number;
+  /** Written by the language-model editor (already grounded); the extractive text otherwise. */
+  summary?: string;
+  /** One per chapter of the analysis, in order. */
+  chapterTitles?: string[];
+}
+
+/** The non-empty lines of one `## heading` section of Markdown notes (what a reader of the notes sees there). */
+export function notesSection(md: string, heading: string): string[] {
+  const lines = md.split("\n");
+  const at = lines.indexOf(`## ${heading}`);
+  const out: string[] = [];
+  for (const l of at < 0 ? [] : lines.slice(at + 1)) {
+    if (l.startsWith("## ")) break;
+    if (l.trim()) out.push(l.trim());
+  }
+  return out;
 }
 
 /** mm:ss, or h:mm:ss from one hour on (the form chapter markers in players accept). */
@@ -31,28 +48,29 @@ function listJoin(items: string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
 
-const GENERIC = new Set([
-  "thing", "things", "lot", "way", "time", "people", "guy", "kind", "stuff", "bit", "year", "years", "day", "days",
-  "week", "month", "months", "morning", "night", "percent", "question", "show", "guest", "today", "everyone", "someone",
-]);
-
-/** Most frequent noun phrases of the episode, longer phrases weighted up. */
-export function episodeKeyphrases(a: EpisodeAnalysis, n: number): string[] {
-  const counts = new Map<string, { n: number; text: string }>();
-  for (const p of nounPhrases(a.nlp)) {
-    const k = p.text.toLowerCase();
-    if (GENERIC.has(k)) continue;
-    const e = counts.get(k) ?? { n: 0, text: p.text };
-    if (p.proper) e.text = p.text;
-    e.n++;
-    counts.set(k, e);
+/**
+ * The episode's topics, best first, each sharing no term with an earlier one (so "bees on the roof"
+ * and "roof of an apartment" are not both listed). The show's name and the speakers' names are not topics
+ * ("I'm Theo Marsh" is an introduction, not a subject).
+ */
+export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number): TitlePhrase[] {
+  const avoid = nonTopicTerms(
+    a.sentences.map((s) => s.text),
+    t.speakerNames,
+  );
+  const out: TitlePhrase[] = [];
+  const covered = new Set<string>();
+  for (const p of rankTitlePhrases(
+    a.sentences.map((s) => s.text),
+    a.nlp,
+    { avoid },
+  )) {
+    if (out.length >= n) break;
+    if (p.terms.some((t) => covered.has(t) || avoid.has(t))) continue;
+    out.push(p);
+    for (const t of p.terms) covered.add(t);
   }
-  return [...counts.entries()]
-    .map(([k, e]) => ({ k, text: e.text, s: e.n * (1 + 0.5 * Math.min(2, k.split(" ").length - 1)) }))
-    .filter((e) => e.s >= 2 || counts.size < 10)
-    .sort((x, y) => y.s - x.s)
-    .slice(0, n)
-    .map((e) => e.text);
+  return out;
 }
 
 function speakerName(t: Transcript, label: string): string {
@@ -76,67 +94,92 @@ function speakerStats(t: Transcript): SpeakerStat[] {
   return [...by.values()].sort((x, y) => y.seconds - x.seconds);
 }
 
-/** A sentence that reads on its own in a list: a statement, not too short or long, not pointing back. */
-function standalone(a: EpisodeAnalysis, i: number): boolean {
-  const f = a.features[i]!;
-  return !f.question && f.dangling !== "hard" && !f.continuation && f.words >= 7 && f.words <= 35 && f.fillers <= 1;
+/** A unit that reads on its own in a list: a finished statement, not too short or long, not pointing back. */
+function listable(a: EpisodeAnalysis): CopyUnit[] {
+  return standaloneUnits(a).filter((u) => {
+    let fillers = 0;
+    for (let i = u.first; i <= u.last; i++) fillers += a.features[i]!.fillers;
+    return !a.features[u.last]!.question && u.words >= 7 && u.words <= 35 && fillers <= 1;
+  });
 }
 
-function cleanLead(text: string): string {
-  return cap(text.replace(/^(?:so|and|but|well|yeah|okay|oh|um|uh),?\s+/i, ""));
-}
-
-function takeaways(a: EpisodeAnalysis, max: number): number[] {
-  const value = (i: number) => {
-    const f = a.features[i]!;
-    const lesson = Math.min(1, f.insight * 0.5 + f.advice * 0.5 + f.hotTake * 0.4 + f.quantities * 0.3 + f.contrast * 0.2);
-    return lesson * 0.6 + a.interest[i]! * 0.3 + a.centrality[i]! * 0.1;
+function takeaways(a: EpisodeAnalysis, max: number): CopyUnit[] {
+  const value = (u: CopyUnit) => {
+    let best = 0;
+    for (let i = u.first; i <= u.last; i++) {
+      const f = a.features[i]!;
+      const lesson = Math.min(1, f.insight * 0.5 + f.advice * 0.5 + f.hotTake * 0.4 + f.quantities * 0.3 + f.contrast * 0.2);
+      best = Math.max(best, lesson * 0.6 + a.interest[i]! * 0.3 + a.centrality[i]! * 0.1);
+    }
+    // "Yeah, so …" reads as talk, not as a takeaway; kept only when nothing cleaner says it.
+    return best * (a.features[u.first]!.weakOpener ? 0.8 : 1);
   };
-  const isLesson = (i: number) => {
-    const f = a.features[i]!;
-    return f.insight + f.advice + f.hotTake + f.quantities > 0;
-  };
-  const pool = a.sentences.map((_, i) => i).filter((i) => standalone(a, i) && isLesson(i) && value(i) > 0.35);
+  const isLesson = (u: CopyUnit) => a.features.slice(u.first, u.last + 1).some((f) => f.insight + f.advice + f.hotTake + f.quantities > 0);
+  const pool = listable(a).filter((u) => isLesson(u) && value(u) > 0.35);
   // One per chapter first, so the list covers the episode rather than its loudest stretch.
-  const picked: number[] = [];
+  const picked: CopyUnit[] = [];
   for (const c of a.chapters) {
-    const best = pool.filter((i) => i >= c.firstSentence && i <= c.lastSentence).sort((x, y) => value(y) - value(x))[0];
+    const best = pool.filter((u) => u.first >= c.firstSentence && u.first <= c.lastSentence).sort((x, y) => value(y) - value(x))[0];
     if (best !== undefined) picked.push(best);
   }
-  for (const i of [...pool].sort((x, y) => value(y) - value(x))) {
+  for (const u of [...pool].sort((x, y) => value(y) - value(x))) {
     if (picked.length >= max) break;
-    if (!picked.includes(i)) picked.push(i);
+    if (!picked.includes(u)) picked.push(u);
   }
   return picked
     .sort((x, y) => value(y) - value(x))
     .slice(0, max)
-    .sort((x, y) => x - y);
+    .sort((x, y) => x.first - y.first);
 }
 
-function summary(t: Transcript, a: EpisodeAnalysis, keyphrases: string[]): string {
+/** Who speaks, by name where a name is known, never by diarization label ("Speaker 2"). */
+function whoSpeaks(t: Transcript): { who: string; many: boolean } {
+  const stats = speakerStats(t);
+  const named = stats.map((s) => t.speakerNames?.[s.label]).filter((x): x is string => !!x);
+  const unnamed = stats.length - named.length;
+  if (named.length === 0) return { who: stats.length === 1 ? "one speaker" : `${stats.length} speakers`, many: stats.length > 1 };
+  if (named.length > 3) return { who: `${stats.length} speakers`, many: true };
+  const others = unnamed === 0 ? [] : [unnamed === 1 ? "one other speaker" : `${unnamed} other speakers`];
+  return { who: listJoin([...named, ...others]), many: stats.length > 1 };
+}
+
+function summary(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): string {
   const first = a.sentences[0]!;
   const last = a.sentences[a.sentences.length - 1]!;
   const minutes = Math.max(1, Math.round((last.end - first.start) / 60));
-  const speakers = speakerStats(t).map((s) => speakerName(t, s.label));
-  const who = speakers.length === 1 ? speakers[0]! : speakers.length <= 3 ? listJoin(speakers) : `${speakers.length} speakers`;
-  const verb = speakers.length === 1 ? "talks" : "talk";
-  const topics = keyphrases.slice(0, 3);
-  const opening = topics.length
-    ? `In this ${minutes}-minute episode, ${who} ${verb} about ${listJoin(topics)}.`
-    : `In this ${minutes}-minute episode, ${who} ${verb}.`;
-  // The sentence closest to the episode as a whole, then the most substantive one elsewhere.
-  const candidates = a.sentences.map((_, i) => i).filter((i) => standalone(a, i));
-  const byCentral = [...candidates].sort((x, y) => a.centrality[y]! * (0.5 + a.interest[y]!) - a.centrality[x]! * (0.5 + a.interest[x]!));
-  const chosen = byCentral.slice(0, 2).sort((x, y) => x - y);
-  const quoted = chosen.map((i) => `${speakerName(t, a.sentences[i]!.speaker)}: “${a.sentences[i]!.text}”`);
-  return [opening, ...quoted.map((q) => q.replace(/”$/, "”"))].join(" ");
+  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
+  const { who, many } = whoSpeaks(t);
+  const verb = many ? "talk" : "talks";
+  const of = show ? ` of ${titleCase(show)}` : "";
+  const about = topics.slice(0, 3).map((p) => p.text);
+  const opening = about.length ? `In this ${minutes}-minute episode${of}, ${who} ${verb} about ${listJoin(about)}.` : `In this ${minutes}-minute episode${of}, ${who} ${verb}.`;
+  // The unit closest to the episode as a whole, then the most substantive one elsewhere.
+  const weight = (u: CopyUnit) => a.centrality[u.first]! * (0.5 + a.interest[u.first]!);
+  const byCentral = [...listable(a)].sort((x, y) => weight(y) - weight(x));
+  const chosen = byCentral.slice(0, 2).sort((x, y) => x.first - y.first);
+  const quoted = chosen.map((u) => {
+    const label = a.sentences[u.first]!.speaker;
+    const name = t.speakerNames?.[label];
+    return name ? `${name}: “${u.text}”` : `“${u.text}”`;
+  });
+  return [opening, ...quoted].join(" ");
+}
+
+/** The episode's title: its main topic in title case, with the people named in it. */
+export function episodeTitle(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): string {
+  const named = speakerStats(t)
+    .map((s) => t.speakerNames?.[s.label])
+    .filter((x): x is string => !!x);
+  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
+  const topic = topics[0] ? titleCase(topics[0].text) : show ? titleCase(show) : "Episode Notes";
+  return named.length >= 1 && named.length <= 2 ? `${topic} with ${listJoin(named)}` : topic;
 }
 
 function findSentence(a: EpisodeAnalysis, clip: ClipPlan): number | null {
   const needle = clip.pull_quote.replace(/…$/, "");
   for (let i = 0; i < a.sentences.length; i++) {
     const s = a.sentences[i]!;
-    if (s.start >= clip.start_time - 0.01 && s.end <= clip.end_time + 0.01 && s.text.startsWith(needle)) return i;
+    if (s.start >= clip.start_time - 0.01 && s.end <= clip.end_time + 0.01 && needle.startsWith(s.text)) return i;
   }
   return null;
 }
@@ -147,6 +190,18 @@ const CALENDAR = new Set([
   "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april",
   "may", "june", "july", "august", "september", "october", "november", "december", "okay", "oh", "hello", "yeah",
 ]);
+
+/**
+ * Each person or organisation once: a mention whose words all appear in a longer mention is the
+ * same entity named shorter ("Commander", "McCool" beside "Commander William McCool").
+ */
+export function onceEach(mentions: string[]): string[] {
+  const words = (m: string) => m.toLowerCase().split(/\s+/);
+  return mentions.filter((m) => {
+    const mine = words(m);
+    return !mentions.some((other) => other !== m && words(other).length > mine.length && mine.every((w) => words(other).includes(w)));
+  });
+}
 
 interface Mentions {
   names: string[];
@@ -184,7 +239,7 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
     }
     if (span.length > 1 || (span.length === 1 && !span[0]!.stop)) add(span);
   });
-  const all = [...counts.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k);
+  const all = onceEach([...counts.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k));
   const resources = new Set<string>();
   for (const nlp of a.nlp) for (const e of nlp.entities) if (["URL", "EMAIL", "HASHTAG", "MENTION"].includes(e.type)) resources.add(e.value);
   for (const s of a.sentences) {
@@ -203,26 +258,21 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
 export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: ShowNotesOptions = {}): string {
   const a = opts.analysis ?? analyzeTranscript(transcript);
   if (a.sentences.length === 0) return `# ${opts.title ?? "Episode"}\n\nThis episode has no recognised speech.\n`;
-  const keyphrases = episodeKeyphrases(a, 6);
+  const topics = episodeTopics(transcript, a, 3);
   const stats = speakerStats(transcript);
-  const names = stats.map((s) => speakerName(transcript, s.label));
-  const title =
-    opts.title ??
-    (keyphrases.length
-      ? `${names.length > 1 && transcript.speakerNames ? listJoin(names.slice(0, 2)) + " on " : ""}${cap(listJoin(keyphrases.slice(0, 2)))}`
-      : "Episode notes");
+  const title = opts.title ?? episodeTitle(transcript, a, topics);
 
-  const out: string[] = [`# ${title}`, "", summary(transcript, a, keyphrases), ""];
+  const out: string[] = [`# ${title}`, "", opts.summary ?? summary(transcript, a, topics), ""];
 
   const take = takeaways(a, opts.maxTakeaways ?? 5);
   if (take.length) {
     out.push("## Key takeaways", "");
-    for (const i of take) out.push(`- ${cleanLead(a.sentences[i]!.text)}`);
+    for (const u of take) out.push(`- ${u.text}`);
     out.push("");
   }
 
   out.push("## Chapters", "");
-  for (const c of a.chapters) out.push(`- ${formatTimestamp(c.start)} ${c.title}`);
+  a.chapters.forEach((c, i) => out.push(`- ${formatTimestamp(c.start)} ${opts.chapterTitles?.[i] ?? c.title}`));
   out.push("");
 
   const quotes: string[] = [];

@@ -6,6 +6,7 @@
  */
 import type { SentenceNlp } from "./highlights-nlp.ts";
 import type { Sentence } from "./sentences.ts";
+import { chapterTitles } from "./titles.ts";
 import { cosine } from "./vector-math.ts";
 
 export type Vector = Float32Array;
@@ -78,6 +79,8 @@ export interface SegmentOptions {
   /** Shortest chapter in seconds (default 60). */
   minChapterSeconds?: number;
   maxChapters?: number;
+  /** Speaker label -> name: names are not chapter topics. */
+  speakerNames?: Record<string, string>;
 }
 
 /**
@@ -90,10 +93,11 @@ export function segmentTopics(sentences: Sentence[], vectors: Vector[], nlps: Se
   const first = sentences[0]!;
   const last = sentences[sentences.length - 1]!;
   const duration = last.end - first.start;
-  const perChapter = opts.secondsPerChapter ?? 300;
-  const minLen = opts.minChapterSeconds ?? 60;
-  // About one chapter per five minutes, but short episodes still get a few (one per ~2 minutes).
-  const target = Math.max(1, Math.min(opts.maxChapters ?? 12, Math.max(Math.round(duration / perChapter), Math.min(4, Math.floor(duration / 100)))));
+  const perChapter = opts.secondsPerChapter ?? 240;
+  const minLen = opts.minChapterSeconds ?? Math.min(60, duration / 3);
+  // At least one chapter per 3-5 minutes (one per 4 by default); a short episode still gets one per
+  // ~75 s, up to 4, so a 3-minute conversation is not one undivided block.
+  const target = Math.max(1, Math.min(opts.maxChapters ?? 20, Math.max(Math.round(duration / perChapter), Math.min(4, Math.floor(duration / 75)))));
 
   const boundaries: number[] = []; // sentence index that starts a new chapter
   if (target > 1 && sentences.length >= 8) {
@@ -121,6 +125,8 @@ export function segmentTopics(sentences: Sentence[], vectors: Vector[], nlps: Se
     for (const { d, g } of order) {
       if (boundaries.length >= target - 1) break;
       if (d <= mean) break;
+      // A chapter marker mid-sentence would start playback mid-thought.
+      if (!sentences[g - 1]!.complete) continue;
       const starts = [0, ...boundaries, g].sort((a, b) => a - b);
       const ok = starts.every((s, i) => {
         const end = i + 1 < starts.length ? sentences[starts[i + 1]!]!.start : last.end;
@@ -133,92 +139,11 @@ export function segmentTopics(sentences: Sentence[], vectors: Vector[], nlps: Se
 
   const starts = [0, ...boundaries];
   const spans = starts.map((s, i) => [s, (starts[i + 1] ?? sentences.length) - 1] as const);
-  const phraseLists = spans.map(([a, b]) => nounPhrases(nlps.slice(a, b + 1)));
-  const used = new Set<string>();
-  return spans.map(([a, b], i) => {
-    const phrases = rankPhrases(phraseLists[i]!, phraseLists);
-    // Neighbouring chapters on the same subject still get telling titles: prefer phrases no earlier
-    // title has used, falling back to the chapter's own top phrases.
-    const fresh = phrases.filter((p) => !used.has(p.toLowerCase()));
-    const titled = fresh.length >= 1 ? fresh : phrases;
-    const title = chapterTitle(titled, i);
-    for (const p of titled.slice(0, 2)) used.add(p.toLowerCase());
-    return {
-      start: sentences[a]!.start,
-      end: sentences[b]!.end,
-      firstSentence: a,
-      lastSentence: b,
-      title,
-      keyphrases: phrases.slice(0, 5),
-    };
-  });
-}
-
-export interface Phrase {
-  text: string;
-  /** Every word tagged as a proper noun ("New Jersey"), so its capitals are meaningful. */
-  proper: boolean;
-}
-
-/** Runs of adjectives/nouns/proper nouns ending in a noun: "speech rate", "New Jersey". Proper
- *  names keep their case; other phrases are lower-cased (sentence-initial capitals mean nothing). */
-export function nounPhrases(nlps: SentenceNlp[]): Phrase[] {
-  const out: Phrase[] = [];
-  for (const nlp of nlps) {
-    let run: { text: string; pos: string; stop: boolean }[] = [];
-    let runAtStart = false;
-    let seenWord = false;
-    const flush = () => {
-      while (run.length && (run[run.length - 1]!.pos === "ADJ" || run[run.length - 1]!.stop)) run.pop();
-      while (run.length && run[0]!.stop) run.shift();
-      if (run.length && run.some((t) => t.text.length > 2)) {
-        // "Work in a bakery first." — a lone capitalised word opening a sentence is not a name.
-        const proper = run.every((t) => t.pos === "PROPN") && !(runAtStart && run.length === 1);
-        const text = run.map((t) => t.text).join(" ");
-        out.push({ text: proper ? text : text.toLowerCase(), proper });
-      }
-      run = [];
-    };
-    for (const t of nlp.tokens) {
-      const wordLike = t.type === "word" && !t.text.includes("'") && t.text.length > 1;
-      if ((t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ") && wordLike) {
-        if (run.length === 0) runAtStart = !seenWord;
-        run.push({ text: t.text, pos: t.pos, stop: t.stop });
-      } else flush();
-      if (t.type === "word") seenWord = true;
-    }
-    flush();
-  }
-  return out;
-}
-
-const GENERIC = new Set([
-  "thing", "things", "lot", "way", "time", "times", "people", "guy", "guys", "kind", "stuff", "bit", "yeah", "okay", "hello", "oh",
-  "year", "years", "day", "days", "week", "weeks", "month", "months", "morning", "night", "minute", "minutes", "percent",
-  "question", "questions", "show", "guest", "episode", "today", "second", "everyone", "someone", "something", "anything",
-]);
-
-/** Orders a chapter's phrases by frequency there, discounted by how many other chapters use them. */
-function rankPhrases(phrases: Phrase[], all: Phrase[][]): string[] {
-  const key = (p: Phrase) => p.text.toLowerCase();
-  const tf = new Map<string, { n: number; text: string; proper: boolean }>();
-  for (const p of phrases) {
-    const k = key(p);
-    if (GENERIC.has(k)) continue;
-    const e = tf.get(k) ?? { n: 0, text: p.text, proper: p.proper };
-    e.n++;
-    tf.set(k, e);
-  }
-  const dfOf = (k: string) => all.filter((ps) => ps.some((p) => key(p) === k)).length;
-  return [...tf.entries()]
-    .map(([k, e]) => ({ text: e.text, s: e.n * Math.log(1 + all.length / dfOf(k)) * (1 + 0.5 * Math.min(2, k.split(" ").length - 1)) * (e.proper ? 1.2 : 1) }))
-    .sort((a, b) => b.s - a.s)
-    .map((e) => e.text);
-}
-
-function chapterTitle(phrases: string[], i: number): string {
-  const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-  if (phrases.length === 0) return i === 0 ? "Opening" : `Part ${i + 1}`;
-  if (phrases.length === 1) return cap(phrases[0]!);
-  return `${cap(phrases[0]!)} and ${phrases[1]!}`;
+  const titles = chapterTitles(
+    sentences.map((s) => s.text),
+    nlps,
+    spans,
+    opts.speakerNames,
+  );
+  return spans.map(([a, b], i) => ({ start: sentences[a]!.start, end: sentences[b]!.end, firstSentence: a, lastSentence: b, ...titles[i]! }));
 }

@@ -50,4 +50,10 @@ export interface ClipPlan {
   transcript_text: string;
   score: number;
   reason: string;
+  /** Posting copy (API extension fields): a title of at most 70 characters. */
+  title: string;
+  /** One or two sentences said in the clip. */
+  description: string;
+  /** 3-5 hashtags, "#" included. */
+  hashtags: string[];
 }

@@ -8,7 +8,7 @@ import { FIXTURE_FILES, FIXTURE_MANIFEST } from "./fixture-files.ts";
 interface FixtureManifest {
   title?: string;
   transcript: Segment[];
-  clips: Array<ClipContent & { files: { linkedin: string; x: string } }>;
+  clips: Array<ClipContent & { title?: string; description?: string; hashtags?: string[]; files: { linkedin: string; x: string } }>;
   trailer: { file: string; duration_seconds: number };
   show_notes: string;
   exports: ExportFiles;
@@ -41,6 +41,7 @@ export function sandboxOutput(jobId: string, opts: { includeTrailer: boolean; so
       end_time: c.end_time,
       duration_seconds: Math.round((c.end_time - c.start_time) * 1000) / 1000,
       transcript_text: c.transcript_text,
+      ...(c.title ? { title: c.title, description: c.description, hashtags: c.hashtags } : {}),
       files: { linkedin: `fixture:${c.files.linkedin}`, x: `fixture:${c.files.x}` },
       captions: captionRefs(m.exports, i, "fixture"),
     })),

@@ -45,6 +45,11 @@ test("a live job on a real two-speaker recording completes with every output fil
     expect(c.rank).toBe(i + 1);
     expect(c.id).toMatch(/^clip_/);
     for (const f of ["category", "hook", "pull_quote", "transcript_text"]) expect(c[f].length).toBeGreaterThan(0);
+    // Posting copy (extension fields).
+    expect(c.title.length).toBeLessThanOrEqual(70);
+    expect(c.description.length).toBeGreaterThan(0);
+    expect(c.hashtags.length).toBeGreaterThanOrEqual(3);
+    expect(c.hashtags.length).toBeLessThanOrEqual(5);
     expect(c.duration_seconds).toBeCloseTo(c.end_time - c.start_time, 2);
     expect(c.duration_seconds).toBeGreaterThanOrEqual(6);
     for (const dest of ["linkedin", "x"]) {

@@ -59,6 +59,17 @@ describe("buildAss", () => {
     expect(events[0]).toContain("Dialogue: 0,0:00:00.00,0:00:00.30,");
   });
 
+  test("whisper's sub-word pieces are shown joined, each still highlighted in time", () => {
+    const ws = sentence("I kept 3B -hives with 60 ,000 bees.", 0);
+    const ass = buildAss(ws, { frame, style: "minimal", offset: 0, duration: 5 });
+    const text = (e: string) => e.split(",,0,0,0,,")[1]!.replace(/\{[^}]*\}/g, "");
+    const events = ass.split("\n").filter((l) => l.startsWith("Dialogue:"));
+    expect(events).toHaveLength(ws.length);
+    expect(events.map(text).join(" | ")).toContain("3B-hives");
+    expect(events.map(text).join(" | ")).toContain("60,000");
+    expect(events.map(text).join(" | ")).not.toMatch(/ -hives| ,000/);
+  });
+
   test("karaoke keeps spoken words lit", () => {
     const ass = buildAss(words.slice(0, 3), { frame, style: "karaoke", offset: 10 });
     const last = ass.split("\n").filter((l) => l.startsWith("Dialogue:")).pop()!;

@@ -1,20 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
 import { selectClips } from "../../src/pipeline/highlights.ts";
-import { buildShowNotes, formatTimestamp } from "../../src/pipeline/shownotes.ts";
+import { buildShowNotes, formatTimestamp, notesSection } from "../../src/pipeline/shownotes.ts";
 import { INTERVIEW_FIXTURE, SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
 
-function section(md: string, heading: string): string[] {
-  const lines = md.split("\n");
-  const at = lines.indexOf(`## ${heading}`);
-  if (at < 0) return [];
-  const out: string[] = [];
-  for (const l of lines.slice(at + 1)) {
-    if (l.startsWith("## ")) break;
-    if (l.trim()) out.push(l);
-  }
-  return out;
-}
 
 const toSeconds = (ts: string) => ts.split(":").map(Number).reduce((a, b) => a * 60 + b, 0);
 
@@ -31,11 +20,11 @@ describe("buildShowNotes on the interview", () => {
     const sentences = summary.match(/[.!?]["”]?(?=\s|$)/g) ?? [];
     expect(sentences.length).toBeGreaterThanOrEqual(2);
     expect(sentences.length).toBeLessThanOrEqual(3);
-    expect(summary).toMatch(/^In this \d+-minute episode, /);
+    expect(summary).toMatch(/^In this \d+-minute episode(?: of [^,]+)?, /);
   });
 
   test("key takeaways are sentences said in the episode", () => {
-    const items = section(md, "Key takeaways");
+    const items = notesSection(md, "Key takeaways");
     expect(items.length).toBeGreaterThanOrEqual(3);
     expect(items.length).toBeLessThanOrEqual(5);
     const said = a.sentences.map((s) => s.text.toLowerCase());
@@ -43,7 +32,7 @@ describe("buildShowNotes on the interview", () => {
   });
 
   test("chapters start at 00:00, ascend, and follow the topic segmentation", () => {
-    const items = section(md, "Chapters");
+    const items = notesSection(md, "Chapters");
     expect(items.length).toBe(a.chapters.length);
     expect(items.length).toBeGreaterThanOrEqual(2);
     const times = items.map((l) => toSeconds(/^- (\d+:\d\d(?::\d\d)?) \S/.exec(l)![1]!));
@@ -52,7 +41,7 @@ describe("buildShowNotes on the interview", () => {
   });
 
   test("notable quotes carry the speaker's name and timestamp", () => {
-    const items = section(md, "Notable quotes");
+    const items = notesSection(md, "Notable quotes");
     const attributions = items.filter((l) => l.startsWith("> —"));
     expect(attributions.length).toBeGreaterThanOrEqual(3);
     for (const l of attributions) expect(l).toMatch(/^> — (Priya|Maya), \d\d:\d\d$/);
@@ -60,7 +49,7 @@ describe("buildShowNotes on the interview", () => {
   });
 
   test("names, organisations and resources mentioned", () => {
-    const items = section(md, "Mentioned").join("\n");
+    const items = notesSection(md, "Mentioned").join("\n");
     for (const name of ["Portland", "Chicago", "Milwaukee", "Walter", "Alberta Street"]) expect(items).toContain(name);
     expect(items).toMatch(/Organisations: .*Second Rise Bakery/);
     expect(items).toMatch(/Resources: .*Instagram: second rise bakery/);
@@ -69,7 +58,7 @@ describe("buildShowNotes on the interview", () => {
   });
 
   test("speakers with names, labels and shares of speaking time", () => {
-    const items = section(md, "Speakers");
+    const items = notesSection(md, "Speakers");
     expect(items.length).toBe(2);
     expect(items[0]).toMatch(/^- Priya \(SPEAKER_01\): \d+% of speaking time, \d+ turns$/);
     const shares = items.map((l) => Number(/(\d+)%/.exec(l)![1]));
@@ -85,9 +74,9 @@ describe("buildShowNotes edge cases", () => {
   test("the real two-speaker call lists its places", () => {
     const t = transcriptFromTurnsFile(SHARED_MEDIA + "two_speakers_call.turns.txt");
     const md = buildShowNotes(t, selectClips(t));
-    const mentioned = section(md, "Mentioned").join(" ");
+    const mentioned = notesSection(md, "Mentioned").join(" ");
     for (const p of ["New Jersey", "Texas", "Chicago"]) expect(mentioned).toContain(p);
-    expect(section(md, "Speakers").join(" ")).toContain("Diane");
+    expect(notesSection(md, "Speakers").join(" ")).toContain("Diane");
   });
 
   test("no speech gives a short note instead of empty sections", () => {

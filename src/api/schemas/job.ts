@@ -70,6 +70,9 @@ export const ClipSchema = z.object({
   reason: z.string().optional().describe("Extension: why the clip ranks where it does"),
   captions_srt_url: z.string().optional().describe("Extension: the clip's captions as SRT, times relative to the clip"),
   captions_vtt_url: z.string().optional().describe("Extension: the clip's captions as WebVTT, times relative to the clip"),
+  title: z.string().max(70).optional().describe("Extension (posting copy): the clip's title, at most 70 characters"),
+  description: z.string().optional().describe("Extension (posting copy): one or two sentences to post with the clip"),
+  hashtags: z.array(z.string().regex(/^#[\p{L}\p{N}]+$/u)).min(3).max(5).optional().describe("Extension (posting copy): 3-5 hashtags, '#' included"),
 });
 
 export const TranscriptSegmentSchema = z.object({
