@@ -55,4 +55,4 @@ test("a local feed of three episodes makes three jobs once, a fourth when it gro
   await expect(again.cli("feeds", "remove", feedId)).rejects.toThrow(`no feed ${feedId}`);
   expect((await jobUrls(again)).length).toBe(4);
   host.stop();
-}, 120_000);
+}, 300_000);

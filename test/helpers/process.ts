@@ -1,5 +1,5 @@
 import { spawn, type Subprocess } from "bun";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -18,16 +18,27 @@ export class ServerProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** The server's stderr (its JSON log), kept in the data directory so a failed start can show why. */
+  get logPath(): string {
+    return join(this.dataDir, "server.log");
+  }
+
+  /**
+   * Starts `serve` and waits until /healthz answers. The bound is generous because a loaded CI machine
+   * can take many seconds to start Bun; a server that exits early fails at once, with its log.
+   */
   async start(): Promise<void> {
-    this.proc = spawn(["bun", "run", join(ROOT, "src/main.ts"), "serve"], { env: this.env, cwd: ROOT, stdout: "ignore", stderr: "ignore" });
-    const end = Date.now() + 20_000;
-    while (Date.now() < end) {
+    const proc = spawn(["bun", "run", join(ROOT, "src/main.ts"), "serve"], { env: this.env, cwd: ROOT, stdout: "ignore", stderr: openSync(this.logPath, "a") });
+    this.proc = proc;
+    const end = Date.now() + 90_000;
+    while (Date.now() < end && proc.exitCode === null) {
       try {
         if ((await fetch(`${this.baseUrl}/healthz`)).ok) return;
       } catch {}
       await Bun.sleep(50);
     }
-    throw new Error("server did not become healthy");
+    const log = readFileSync(this.logPath, "utf8").trim().split("\n").slice(-8).join("\n");
+    throw new Error(`server did not become healthy (${proc.exitCode === null ? "still starting after 90 s" : `exited ${proc.exitCode}`}); its log ends:\n${log}`);
   }
 
   kill9(): Promise<number> {
