@@ -1,5 +1,5 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Config } from "../config.ts";
 import { DownloadError, downloadToFile } from "../media/download.ts";
 import { MEDIA_CONTAINERS } from "../media/ffmpeg.ts";
@@ -19,6 +19,20 @@ export const uploadFilePath = (dataDir: string, uploadId: string): string => joi
 
 /** The tus metadata file beside an upload (the raw-body route writes the same shape). */
 export const uploadInfoPath = (dataDir: string, uploadId: string): string => `${uploadFilePath(dataDir, uploadId)}.json`;
+
+/**
+ * The file name the client gave (tus metadata `filename`), reduced to a safe base name: shown to
+ * editors (the timeline's media reference), never used to name or open the file.
+ */
+export function uploadedFileName(dataDir: string, uploadId: string): string | undefined {
+  try {
+    const info = JSON.parse(readFileSync(uploadInfoPath(dataDir, uploadId), "utf8")) as { metadata?: Record<string, string | null> };
+    const name = basename(info.metadata?.filename ?? "").replace(/[^\p{L}\p{N}._ -]/gu, "_").slice(-120);
+    return /^[^.]/.test(name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The upload becomes the job's own file: a hard link where the

@@ -9,7 +9,7 @@ import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { tryLoadEmbedder, type Embedder } from "../models/embedder.ts";
 import { SpeechRuntimeMissingError } from "../models/speech-runtime.ts";
 import { ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../models/store.ts";
-import { acquire } from "./acquire.ts";
+import { acquire, uploadedFileName } from "./acquire.ts";
 import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { captionRefs, exportRefs, writeExports, type ExportFiles } from "./exports.ts";
 import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights.ts";
@@ -230,7 +230,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           speakerNames: transcript.speakerNames,
           chapters: plan.chapters ?? [],
           clips: rendered.map((r) => r.plan),
-          source: { name: sourceMediaName(job, source.path), durationSeconds: source.durationSeconds, fps: source.fps, hasVideo: source.hasVideo },
+          source: { name: sourceMediaName(job, source.path, config.dataDir), durationSeconds: source.durationSeconds, fps: source.fps, hasVideo: source.hasVideo },
         });
       },
     },
@@ -246,10 +246,11 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
 const notesTitle = (notes: string): string | undefined => /^# (.+)$/m.exec(notes)?.[1]?.trim();
 
 /** The source's own file name where it has one, so an editor can relink the timeline to its copy. */
-function sourceMediaName(job: JobRow, acquiredPath: string): string {
+function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: string): string {
   const named =
     job.sourceType === "video_url" ? decodeURIComponent(basename(new URL(job.sourceUrl).pathname))
-    : job.sourceType === "file" || job.sourceType === "upload" ? basename(acquiredPath)
+    : job.sourceType === "upload" ? (uploadedFileName(dataDir, job.sourceUrl) ?? "")
+    : job.sourceType === "file" ? basename(acquiredPath)
     : "";
   return extname(named) ? named : `source${extname(acquiredPath)}`;
 }

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { acquire, SOURCE_FILE, uploadFilePath, uploadInfoPath } from "../../src/pipeline/acquire.ts";
+import { acquire, SOURCE_FILE, uploadedFileName, uploadFilePath, uploadInfoPath } from "../../src/pipeline/acquire.ts";
 import { PipelineError } from "../../src/pipeline/stage.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
@@ -25,6 +25,15 @@ test("an upload becomes the job's own file, named by the appliance (never by the
   expect(info.durationSeconds).toBeGreaterThan(10);
   // Same inode: the data directory holds the episode once.
   expect(statSync(info.path).ino).toBe(statSync(uploadFilePath(dataDir, "upl_unit1")).ino);
+});
+
+test("the client's file name, shown to editors only, is reduced to a safe base name; none given, none shown", () => {
+  stage("upl_unit2", "../../etc/passwd");
+  expect(uploadedFileName(dataDir, "upl_unit2")).toBe("passwd");
+  stage("upl_unit3", ".bashrc");
+  expect(uploadedFileName(dataDir, "upl_unit3")).toBeUndefined();
+  stage("upl_unit4", undefined);
+  expect(uploadedFileName(dataDir, "upl_unit4")).toBeUndefined();
 });
 
 test("a vanished upload or one with no audio fails acquisition with media_fetch_failed", async () => {
