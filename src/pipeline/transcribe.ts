@@ -28,6 +28,8 @@ export interface TranscribeOptions {
   diarize?: boolean;
   /** Known number of speakers; otherwise it is estimated. */
   numSpeakers?: number;
+  /** "auto": neural speaker embeddings when their verified model is present, else MFCC; "mfcc": always MFCC (benchmarks). */
+  diarizer?: "auto" | "mfcc";
   onProgress?: (fraction: number) => void;
   /** Wall and CPU time per stage, for benchmarks. */
   onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;

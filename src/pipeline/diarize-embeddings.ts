@@ -1,0 +1,200 @@
+/**
+ * Diarization from neural speaker embeddings: short overlapping windows over the detected speech, one
+ * embedding each (computed by the speech runtime), agglomerative clustering with the speaker count
+ * read off a distance threshold, then words labelled by the windows they overlap (whisperX style).
+ * Pure functions over plain vectors, so clustering and counting can be tested on constructed points.
+ */
+import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
+import type { SpeakerTurn } from "./diarize.ts";
+import type { Region } from "./vad.ts";
+
+export interface Window {
+  start: number;
+  end: number;
+}
+
+export interface EmbeddingDiarizeOptions {
+  /** Known number of speakers; otherwise estimated from the threshold. */
+  numSpeakers?: number;
+  /** Average-linkage cosine distance (after centring) below which two groups of windows are one voice. */
+  threshold?: number;
+  /** Clusters holding less than this share of the windows are not speakers: their windows join the nearest speaker. */
+  minClusterShare?: number;
+  /** Most windows clustered directly (clustering is cubic); the rest join the nearest centroid. */
+  maxClusterWindows?: number;
+}
+
+export const EMBEDDING_DEFAULTS = { threshold: 0.7, minClusterShare: 0.05, maxClusterWindows: 600 };
+
+/**
+ * Windows of `length` seconds every `hop` seconds inside each speech region; a region shorter than
+ * `length` is one window, and the last window of a region ends on the region's end so no speech is left
+ * out. Regions shorter than `minLength` are too short to say anything about a voice.
+ */
+export function embeddingWindows(regions: Region[], length = 1.5, hop = 0.75, minLength = 0.4): Window[] {
+  const out: Window[] = [];
+  for (const [a, b] of regions) {
+    if (b - a < minLength) continue;
+    if (b - a <= length) {
+      out.push({ start: a, end: b });
+      continue;
+    }
+    let t = a;
+    for (; t + length < b; t += hop) out.push({ start: round(t), end: round(t + length) });
+    if (out[out.length - 1]!.end < b) out.push({ start: round(b - length), end: b });
+  }
+  return out;
+}
+
+const round = (t: number) => Math.round(t * 1000) / 1000;
+
+function normalise(v: ArrayLike<number>): Vec {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  n = Math.sqrt(n) || 1;
+  return Float64Array.from(v, (x) => x / n);
+}
+
+/** Unit vectors with their common mean removed: what every window shares (room, channel) says nothing about who speaks. */
+export function centre(embeddings: ArrayLike<number>[]): Vec[] {
+  const unit = embeddings.map(normalise);
+  const dim = unit[0]?.length ?? 0;
+  const mean = new Float64Array(dim);
+  for (const u of unit) for (let d = 0; d < dim; d++) mean[d]! += u[d]! / unit.length;
+  return unit.map((u) => normalise(u.map((x, d) => x - mean[d]!)));
+}
+
+function centroids(vecs: Vec[], labels: number[], k: number): Vec[] {
+  const dim = vecs[0]!.length;
+  const sums = Array.from({ length: k }, () => new Float64Array(dim));
+  labels.forEach((c, i) => {
+    for (let d = 0; d < dim; d++) sums[c]![d]! += vecs[i]![d]!;
+  });
+  return sums.map(normalise);
+}
+
+function nearest(v: Vec, centres: Vec[]): number {
+  let best = 0;
+  for (let c = 1; c < centres.length; c++) if (cosineDistance(v, centres[c]!) < cosineDistance(v, centres[best]!)) best = c;
+  return best;
+}
+
+/**
+ * Cluster label per embedding (0..k-1, largest cluster first). The count is the number of
+ * average-linkage clusters whose merge distance stays above the threshold, less the clusters too small
+ * to be a speaker (a cough, a laugh, a crosstalk burst); a given numSpeakers overrides the threshold.
+ */
+export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: EmbeddingDiarizeOptions = {}): number[] {
+  const o = { ...EMBEDDING_DEFAULTS, ...opts };
+  const n = embeddings.length;
+  if (n === 0) return [];
+  if (n === 1 || o.numSpeakers === 1) return embeddings.map(() => 0);
+  const vecs = centre(embeddings);
+  const step = Math.max(1, Math.ceil(n / o.maxClusterWindows));
+  const picked = vecs.map((_, i) => i).filter((i) => i % step === 0);
+  const tree = averageLinkage(picked.map((i) => picked.map((j) => cosineDistance(vecs[i]!, vecs[j]!))));
+  const k =
+    o.numSpeakers !== undefined ? Math.min(o.numSpeakers, picked.length) : Math.max(1, picked.length - tree.merges.filter((m) => m < o.threshold).length);
+  let labels = tree.labelsFor(k);
+  let kept = [...new Set(labels)];
+  if (o.numSpeakers === undefined) {
+    const size = (c: number) => labels.filter((l) => l === c).length;
+    const big = kept.filter((c) => size(c) >= o.minClusterShare * picked.length);
+    kept = big.length ? big : kept;
+  }
+  const pickedVecs = picked.map((i) => vecs[i]!);
+  const remap = new Map(kept.map((c, i) => [c, i]));
+  let centres = centroids(
+    pickedVecs.filter((_, i) => remap.has(labels[i]!)),
+    labels.filter((l) => remap.has(l)).map((l) => remap.get(l)!),
+    kept.length,
+  );
+  // One reassignment pass to the centroids: places the windows clustered early by a chain of merges,
+  // the small clusters' windows, and the windows left out of a subsampled clustering.
+  labels = vecs.map((v) => nearest(v, centres));
+  centres = centroids(vecs, labels, kept.length);
+  labels = vecs.map((v) => nearest(v, centres));
+  const bySize = [...new Set(labels)].sort((a, b) => labels.filter((l) => l === b).length - labels.filter((l) => l === a).length);
+  return labels.map((l) => bySize.indexOf(l));
+}
+
+interface TimedWord {
+  start: number;
+  end: number;
+}
+
+/**
+ * Cluster per word: the cluster whose windows overlap the word longest (a window's overlap counts in
+ * full for each window covering it, so the middle of a turn outvotes its edges); a word no window
+ * touches takes the nearest window's cluster.
+ */
+export function wordClusters(words: TimedWord[], windows: Window[], labels: number[]): number[] {
+  if (!windows.length) return words.map(() => 0);
+  return words.map((w) => {
+    const votes = new Map<number, number>();
+    const end = Math.max(w.end, w.start + 0.05);
+    windows.forEach((win, i) => {
+      const ov = Math.min(end, win.end) - Math.max(w.start, win.start);
+      if (ov > 0) votes.set(labels[i]!, (votes.get(labels[i]!) ?? 0) + ov);
+    });
+    if (votes.size) return [...votes].sort((a, b) => b[1] - a[1])[0]![0];
+    const mid = (w.start + end) / 2;
+    let best = 0;
+    windows.forEach((win, i) => {
+      const d = Math.abs((win.start + win.end) / 2 - mid);
+      if (d < Math.abs((windows[best]!.start + windows[best]!.end) / 2 - mid)) best = i;
+    });
+    return labels[best]!;
+  });
+}
+
+/**
+ * Who spoke when from the windows alone (speech the recogniser found no words in is labelled too): each
+ * stretch of a speech region goes to the cluster holding most of the windows that cover it, cut where
+ * the majority changes. `names` maps a cluster to the label its words got, so turns and words agree.
+ */
+export function windowTimeline(regions: Region[], windows: Window[], labels: number[], names: Map<number, string>, step = 0.05): SpeakerTurn[] {
+  const out: SpeakerTurn[] = [];
+  let wi = 0;
+  for (const [a, b] of regions) {
+    while (wi < windows.length && windows[wi]!.end <= a) wi++;
+    for (let t = a; t < b; t += step) {
+      const mid = t + step / 2;
+      const votes = new Map<number, number>();
+      for (let j = wi; j < windows.length && windows[j]!.start <= mid; j++) {
+        const w = windows[j]!;
+        if (w.end <= mid) continue;
+        // windows nearer their middle see the instant best
+        const weight = 1 - Math.abs(mid - (w.start + w.end) / 2) / (w.end - w.start);
+        votes.set(labels[j]!, (votes.get(labels[j]!) ?? 0) + weight);
+      }
+      if (!votes.size) continue;
+      const c = [...votes].sort((x, y) => y[1] - x[1])[0]![0];
+      const speaker = names.get(c) ?? `Speaker ${c + 1}`;
+      const end = Math.min(b, t + step);
+      const last = out[out.length - 1];
+      if (last && last.speaker === speaker && t - last.end < 1e-6) last.end = end;
+      else out.push({ speaker, start: t, end });
+    }
+  }
+  return out;
+}
+
+/**
+ * Speaker per word and who spoke when, from one embedding per window. Speakers are named "Speaker N"
+ * in order of first appearance in the words, then (for voices the recogniser found no words for) in
+ * the windows.
+ */
+export function diarizeFromEmbeddings(
+  regions: Region[],
+  windows: Window[],
+  embeddings: ArrayLike<number>[],
+  words: TimedWord[],
+  opts: EmbeddingDiarizeOptions = {},
+): { speakers: string[]; turns: SpeakerTurn[] } {
+  const labels = clusterEmbeddings(embeddings, opts);
+  const ids = wordClusters(words, windows, labels);
+  const names = new Map<number, string>();
+  for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);
+  return { speakers: ids.map((id) => names.get(id)!), turns: windowTimeline(regions, windows, labels, names) };
+}
