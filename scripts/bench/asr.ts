@@ -99,7 +99,7 @@ for (const model of models) {
     }
     if (it.rttm || it.turns) {
       const ref = it.turns ?? parseRttm(readFileSync(it.rttm!, "utf8"));
-      const d = diarizationErrorRate(ref, t.speakerTurns ?? turnsFromWords(t.words), it.uem ? parseUem(readFileSync(it.uem, "utf8")) : undefined);
+      const d = diarizationErrorRate(ref, t.speakerActivity ?? t.speakerTurns ?? turnsFromWords(t.words), it.uem ? parseUem(readFileSync(it.uem, "utf8")) : undefined);
       row.der = `${(100 * d.der).toFixed(1)}% (miss ${(100 * d.missed / d.refSpeech).toFixed(1)}, fa ${(100 * d.falseAlarm / d.refSpeech).toFixed(1)}, conf ${(100 * d.confusion / d.refSpeech).toFixed(1)})`;
       row.speakers = `${d.hypSpeakers}/${d.refSpeakers}`;
       row.derResult = d;

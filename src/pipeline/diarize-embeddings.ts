@@ -16,15 +16,20 @@ export interface Window {
 export interface EmbeddingDiarizeOptions {
   /** Known number of speakers; otherwise estimated from the threshold. */
   numSpeakers?: number;
-  /** Average-linkage cosine distance (after centring) below which two groups of windows are one voice. */
+  /** Average-linkage cosine distance below which two groups of windows are one voice (tuned on the AMI openings and the phone call). */
   threshold?: number;
   /** Clusters holding less than this share of the windows are not speakers: their windows join the nearest speaker. */
   minClusterShare?: number;
   /** Most windows clustered directly (clustering is cubic); the rest join the nearest centroid. */
   maxClusterWindows?: number;
+  /** A second speaker is active where their windows weigh at least this share of the first's (see windowTimeline). */
+  overlapRatio?: number;
 }
 
-export const EMBEDDING_DEFAULTS = { threshold: 0.7, minClusterShare: 0.05, maxClusterWindows: 600 };
+/** A voice heard in a single window (under 1.5 s) is not counted as a speaker. */
+const MIN_CLUSTER_WINDOWS = 2;
+
+export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.05, maxClusterWindows: 600, overlapRatio: 0.5 };
 
 /**
  * Windows of `length` seconds every `hop` seconds inside each speech region; a region shorter than
@@ -55,15 +60,6 @@ function normalise(v: ArrayLike<number>): Vec {
   return Float64Array.from(v, (x) => x / n);
 }
 
-/** Unit vectors with their common mean removed: what every window shares (room, channel) says nothing about who speaks. */
-export function centre(embeddings: ArrayLike<number>[]): Vec[] {
-  const unit = embeddings.map(normalise);
-  const dim = unit[0]?.length ?? 0;
-  const mean = new Float64Array(dim);
-  for (const u of unit) for (let d = 0; d < dim; d++) mean[d]! += u[d]! / unit.length;
-  return unit.map((u) => normalise(u.map((x, d) => x - mean[d]!)));
-}
-
 function centroids(vecs: Vec[], labels: number[], k: number): Vec[] {
   const dim = vecs[0]!.length;
   const sums = Array.from({ length: k }, () => new Float64Array(dim));
@@ -89,7 +85,7 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   const n = embeddings.length;
   if (n === 0) return [];
   if (n === 1 || o.numSpeakers === 1) return embeddings.map(() => 0);
-  const vecs = centre(embeddings);
+  const vecs = embeddings.map(normalise);
   const step = Math.max(1, Math.ceil(n / o.maxClusterWindows));
   const picked = vecs.map((_, i) => i).filter((i) => i % step === 0);
   const tree = averageLinkage(picked.map((i) => picked.map((j) => cosineDistance(vecs[i]!, vecs[j]!))));
@@ -99,7 +95,7 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   let kept = [...new Set(labels)];
   if (o.numSpeakers === undefined) {
     const size = (c: number) => labels.filter((l) => l === c).length;
-    const big = kept.filter((c) => size(c) >= o.minClusterShare * picked.length);
+    const big = kept.filter((c) => size(c) >= Math.max(MIN_CLUSTER_WINDOWS, o.minClusterShare * picked.length));
     kept = big.length ? big : kept;
   }
   const pickedVecs = picked.map((i) => vecs[i]!);
@@ -150,11 +146,15 @@ export function wordClusters(words: TimedWord[], windows: Window[], labels: numb
 
 /**
  * Who spoke when from the windows alone (speech the recogniser found no words in is labelled too): each
- * stretch of a speech region goes to the cluster holding most of the windows that cover it, cut where
- * the majority changes. `names` maps a cluster to the label its words got, so turns and words agree.
+ * stretch of a speech region goes to the cluster holding most of the windows that cover it (windows
+ * weighted towards their middle), cut where the majority changes. With `overlapRatio` a second cluster
+ * whose weight there reaches that share of the first's is active too: where two voices share the
+ * windows, two people are usually talking at once. `names` maps a cluster to the label its words got.
  */
-export function windowTimeline(regions: Region[], windows: Window[], labels: number[], names: Map<number, string>, step = 0.05): SpeakerTurn[] {
+export function windowTimeline(regions: Region[], windows: Window[], labels: number[], names: Map<number, string>, overlapRatio = Infinity, step = 0.05): SpeakerTurn[] {
+  const open = new Map<string, SpeakerTurn>();
   const out: SpeakerTurn[] = [];
+  const nameOf = (c: number) => names.get(c) ?? `Speaker ${c + 1}`;
   let wi = 0;
   for (const [a, b] of regions) {
     while (wi < windows.length && windows[wi]!.end <= a) wi++;
@@ -164,20 +164,25 @@ export function windowTimeline(regions: Region[], windows: Window[], labels: num
       for (let j = wi; j < windows.length && windows[j]!.start <= mid; j++) {
         const w = windows[j]!;
         if (w.end <= mid) continue;
-        // windows nearer their middle see the instant best
         const weight = 1 - Math.abs(mid - (w.start + w.end) / 2) / (w.end - w.start);
         votes.set(labels[j]!, (votes.get(labels[j]!) ?? 0) + weight);
       }
-      if (!votes.size) continue;
-      const c = [...votes].sort((x, y) => y[1] - x[1])[0]![0];
-      const speaker = names.get(c) ?? `Speaker ${c + 1}`;
+      const ranked = [...votes].sort((x, y) => y[1] - x[1]);
+      const active = ranked.filter(([, v], i) => i === 0 || (i === 1 && v >= overlapRatio * ranked[0]![1]));
       const end = Math.min(b, t + step);
-      const last = out[out.length - 1];
-      if (last && last.speaker === speaker && t - last.end < 1e-6) last.end = end;
-      else out.push({ speaker, start: t, end });
+      for (const [c] of active) {
+        const speaker = nameOf(c);
+        const last = open.get(speaker);
+        if (last && t - last.end < 1e-6) last.end = end;
+        else {
+          const turn = { speaker, start: t, end };
+          open.set(speaker, turn);
+          out.push(turn);
+        }
+      }
     }
   }
-  return out;
+  return out.sort((x, y) => x.start - y.start);
 }
 
 /**
@@ -191,10 +196,10 @@ export function diarizeFromEmbeddings(
   embeddings: ArrayLike<number>[],
   words: TimedWord[],
   opts: EmbeddingDiarizeOptions = {},
-): { speakers: string[]; turns: SpeakerTurn[] } {
+): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
   const labels = clusterEmbeddings(embeddings, opts);
   const ids = wordClusters(words, windows, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);
-  return { speakers: ids.map((id) => names.get(id)!), turns: windowTimeline(regions, windows, labels, names) };
+  return { speakers: ids.map((id) => names.get(id)!), turns: windowTimeline(regions, windows, labels, names), activity: windowTimeline(regions, windows, labels, names, opts.overlapRatio ?? EMBEDDING_DEFAULTS.overlapRatio) };
 }

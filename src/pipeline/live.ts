@@ -89,6 +89,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           throw new PipelineError("analysis_failed", `transcription failed: ${(err as Error).message}`);
         }
         ctx.state.engine.asr = ctx.state.transcript.engine ?? "unknown";
+        ctx.state.warnings.push(...(ctx.state.transcript.warnings ?? []));
       },
     },
     {

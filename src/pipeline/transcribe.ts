@@ -8,7 +8,8 @@ import { findModel } from "../models/manifest.ts";
 import { runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
 import { resolveModel } from "../models/store.ts";
 import { log } from "../log.ts";
-import { diarizeWords, speakerTimeline } from "./diarize.ts";
+import { speakerTimeline } from "./diarize.ts";
+import { labelSpeakers } from "./diarize-speakers.ts";
 import { detectSpeakerNames } from "./diarize-names.ts";
 import { segmentsFromWords } from "./transcribe-segments.ts";
 import type { Transcript, Word } from "./types.ts";
@@ -107,7 +108,11 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
 
     const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
     lap();
-    const speakers = opts.diarize === false || rawWords.length === 0 ? rawWords.map(() => "Speaker 1") : diarizeWords(audio.samples, audio.sampleRate, regions, rawWords, { numSpeakers: opts.numSpeakers });
+    const labelled =
+      opts.diarize === false || rawWords.length === 0
+        ? undefined
+        : await labelSpeakers({ wav, samples: audio.samples, sampleRate: audio.sampleRate, regions, words: rawWords, numSpeakers: opts.numSpeakers, diarizer: opts.diarizer, signal: opts.signal });
+    const speakers = labelled?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
     const words: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
     const segments = segmentsFromWords(words);
@@ -118,8 +123,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       segments,
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
-      speakerTurns: speakerTimeline(regions, words),
-      engine: `faster-whisper/CTranslate2 ${model.name} int8 + silero-vad v5`,
+      speakerTurns: labelled?.turns ?? speakerTimeline(regions, words),
+      speakerActivity: labelled?.activity,
+      engine: `faster-whisper/CTranslate2 ${model.name} int8 + silero-vad v5${labelled ? ` + ${labelled.engine}` : ""}`,
+      ...(labelled?.warning ? { warnings: [labelled.warning] } : {}),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
