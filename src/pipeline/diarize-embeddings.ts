@@ -22,14 +22,12 @@ export interface EmbeddingDiarizeOptions {
   minClusterShare?: number;
   /** Most windows clustered directly (clustering is cubic); the rest join the nearest centroid. */
   maxClusterWindows?: number;
-  /** A second speaker is active where their windows weigh at least this share of the first's (see windowTimeline). */
-  overlapRatio?: number;
 }
 
 /** A voice heard in a single window (under 1.5 s) is not counted as a speaker. */
 const MIN_CLUSTER_WINDOWS = 2;
 
-export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.05, maxClusterWindows: 600, overlapRatio: 0.5 };
+export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.05, maxClusterWindows: 600 };
 
 /**
  * Windows of `length` seconds every `hop` seconds inside each speech region; a region shorter than
@@ -147,14 +145,29 @@ export function wordClusters(words: TimedWord[], windows: Window[], labels: numb
 /**
  * Who spoke when from the windows alone (speech the recogniser found no words in is labelled too): each
  * stretch of a speech region goes to the cluster holding most of the windows that cover it (windows
- * weighted towards their middle), cut where the majority changes. With `overlapRatio` a second cluster
- * whose weight there reaches that share of the first's is active too: where two voices share the
- * windows, two people are usually talking at once. `names` maps a cluster to the label its words got.
+ * weighted towards their middle), cut where the majority changes. Inside `overlaps` (where the
+ * segmentation model hears two people at once) a second speaker is active as well: the runner-up of the
+ * vote there, or else the nearest other voice in time (overlap is mostly a reply starting or a
+ * backchannel, so the neighbouring turn's speaker is the likely second voice). `names` maps a cluster to
+ * the label its words got.
  */
-export function windowTimeline(regions: Region[], windows: Window[], labels: number[], names: Map<number, string>, overlapRatio = Infinity, step = 0.05): SpeakerTurn[] {
+export function windowTimeline(regions: Region[], windows: Window[], labels: number[], names: Map<number, string>, overlaps: Region[] = [], step = 0.05): SpeakerTurn[] {
   const open = new Map<string, SpeakerTurn>();
   const out: SpeakerTurn[] = [];
   const nameOf = (c: number) => names.get(c) ?? `Speaker ${c + 1}`;
+  const centre = (w: Window) => (w.start + w.end) / 2;
+  const nearestOther = (t: number, than: number): number | undefined => {
+    let best: number | undefined;
+    let dist = Infinity;
+    windows.forEach((w, i) => {
+      const d = Math.abs(centre(w) - t);
+      if (labels[i] !== than && d < dist) {
+        dist = d;
+        best = labels[i];
+      }
+    });
+    return best;
+  };
   let wi = 0;
   for (const [a, b] of regions) {
     while (wi < windows.length && windows[wi]!.end <= a) wi++;
@@ -164,13 +177,18 @@ export function windowTimeline(regions: Region[], windows: Window[], labels: num
       for (let j = wi; j < windows.length && windows[j]!.start <= mid; j++) {
         const w = windows[j]!;
         if (w.end <= mid) continue;
-        const weight = 1 - Math.abs(mid - (w.start + w.end) / 2) / (w.end - w.start);
+        const weight = 1 - Math.abs(mid - centre(w)) / (w.end - w.start);
         votes.set(labels[j]!, (votes.get(labels[j]!) ?? 0) + weight);
       }
-      const ranked = [...votes].sort((x, y) => y[1] - x[1]);
-      const active = ranked.filter(([, v], i) => i === 0 || (i === 1 && v >= overlapRatio * ranked[0]![1]));
+      const ranked = [...votes].sort((x, y) => y[1] - x[1]).map(([c]) => c);
+      if (!ranked.length) continue;
+      const active = [ranked[0]!];
+      if (overlaps.some(([oa, ob]) => oa <= mid && mid < ob)) {
+        const second = ranked[1] ?? nearestOther(mid, ranked[0]!);
+        if (second !== undefined) active.push(second);
+      }
       const end = Math.min(b, t + step);
-      for (const [c] of active) {
+      for (const c of active) {
         const speaker = nameOf(c);
         const last = open.get(speaker);
         if (last && t - last.end < 1e-6) last.end = end;
@@ -196,10 +214,11 @@ export function diarizeFromEmbeddings(
   embeddings: ArrayLike<number>[],
   words: TimedWord[],
   opts: EmbeddingDiarizeOptions = {},
+  overlaps: Region[] = [],
 ): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
   const labels = clusterEmbeddings(embeddings, opts);
   const ids = wordClusters(words, windows, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);
-  return { speakers: ids.map((id) => names.get(id)!), turns: windowTimeline(regions, windows, labels, names), activity: windowTimeline(regions, windows, labels, names, opts.overlapRatio ?? EMBEDDING_DEFAULTS.overlapRatio) };
+  return { speakers: ids.map((id) => names.get(id)!), turns: windowTimeline(regions, windows, labels, names), activity: windowTimeline(regions, windows, labels, names, overlaps) };
 }

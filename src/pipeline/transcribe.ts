@@ -109,7 +109,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
     lap();
     const labelled =
-      opts.diarize === false || rawWords.length === 0
+      opts.diarize === false
         ? undefined
         : await labelSpeakers({ wav, samples: audio.samples, sampleRate: audio.sampleRate, regions, words: rawWords, numSpeakers: opts.numSpeakers, diarizer: opts.diarizer, signal: opts.signal });
     const speakers = labelled?.speakers ?? rawWords.map(() => "Speaker 1");

@@ -142,20 +142,20 @@ describe("words and turns from window labels", () => {
     expect(r.turns[0]!.end).toBeLessThan(3.2);
   });
 
-  test("where two voices share the windows, the overlap-aware timeline lists both", () => {
+  test("inside detected overlap a second speaker is listed: the runner-up of the vote, else the nearest other voice", () => {
     const names = new Map([
       [5, "Speaker 1"],
       [2, "Speaker 2"],
     ]);
+    const at = (turns: ReturnType<typeof windowTimeline>, t: number) => turns.filter((x) => x.start <= t && t < x.end).map((x) => x.speaker).sort();
     const single = windowTimeline([[0, 4.5]], windows, labels, names);
-    const both = windowTimeline([[0, 4.5]], windows, labels, names, 0.5);
-    const overlapOf = (turns: typeof single) => {
-      let s = 0;
-      for (let t = 0.005; t < 4.5; t += 0.01) if (turns.filter((x) => x.start <= t && t < x.end).length > 1) s += 0.01;
-      return s;
-    };
-    expect(overlapOf(single)).toBe(0);
-    expect(overlapOf(both)).toBeGreaterThan(0.2);
-    expect(overlapOf(both)).toBeLessThan(1.5);
+    for (let t = 0.05; t < 4.5; t += 0.1) expect(at(single, t)).toHaveLength(1);
+    // 0.3-0.6 s: only Speaker 1's windows cover it, so the second voice is the nearest other one in time
+    const both = windowTimeline([[0, 4.5]], windows, labels, names, [[0.3, 0.6], [2.4, 2.6]]);
+    expect(at(both, 0.45)).toEqual(["Speaker 1", "Speaker 2"]);
+    expect(at(both, 2.5)).toEqual(["Speaker 1", "Speaker 2"]);
+    expect(at(both, 1.2)).toEqual(["Speaker 1"]);
+    expect(at(both, 4.2)).toEqual(["Speaker 2"]);
+    expect(at(both, 5)).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  * model installed by scripts/setup/asr.sh), never the shared models/ files.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
@@ -13,7 +13,7 @@ import { readWav } from "../../src/media/wav.ts";
 import { findModel } from "../../src/models/manifest.ts";
 import { pull } from "../../src/models/pull.ts";
 import { ModelNotAvailableError, resolveModel } from "../../src/models/store.ts";
-import { labelSpeakers, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/diarize-speakers.ts";
+import { labelSpeakers, SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/diarize-speakers.ts";
 import { mergeRegions } from "../../src/pipeline/vad.ts";
 import { parseRttm } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
@@ -57,6 +57,17 @@ describe("speaker-embedding model verification", () => {
     expect(r.speakers.length).toBeGreaterThan(30);
   }, 120_000);
 
+  test("a segmentation checkpoint with one byte changed is refused and never installed", async () => {
+    const mirror = tmp();
+    const modelsDir = tmp();
+    const bytes = readFileSync(resolveModel(SEGMENTATION_MODEL, loadConfig().modelsDir));
+    bytes[bytes.length - 7] ^= 0x10;
+    writeFileSync(join(mirror, "pytorch_model.bin"), bytes);
+    const err = await pull(SEGMENTATION_MODEL, { mirror, modelsDir, sources: ["mirror"] }).catch((e) => e as Error);
+    expect((err as Error).message).toContain("REFUSED");
+    expect(() => resolveModel(SEGMENTATION_MODEL, modelsDir)).toThrow(ModelNotAvailableError);
+  });
+
   test("a verified copy altered afterwards is not loaded", async () => {
     const installed = resolveModel(SPEAKER_EMBEDDING_MODEL, loadConfig().modelsDir);
     const mirror = tmp();
@@ -75,16 +86,28 @@ describe("speaker-embedding model verification", () => {
     expect(r.engine).toBe("MFCC speaker clustering");
   }, 120_000);
 
-  test("with the verified model the embeddings label the speakers", async () => {
-    const installed = resolveModel(SPEAKER_EMBEDDING_MODEL, loadConfig().modelsDir);
+  test("with the verified models the embeddings label the speakers and the segmentation finds overlap", async () => {
     const modelsDir = tmp();
-    mkdirSync(join(modelsDir, SPEAKER_EMBEDDING_MODEL));
     const mirror = tmp();
-    copyFileSync(installed, join(mirror, FILE));
+    copyFileSync(resolveModel(SPEAKER_EMBEDDING_MODEL, loadConfig().modelsDir), join(mirror, FILE));
     await pull(SPEAKER_EMBEDDING_MODEL, { mirror, modelsDir, sources: ["mirror"] });
+
+    // without the segmentation model: embeddings still, and a warning that overlap goes undetected
+    const partial = await labelSpeakers(await callInput(modelsDir));
+    expect(partial.engine).toContain("CAM++");
+    expect(partial.warning).toContain(`model '${SEGMENTATION_MODEL}' is not available`);
+    expect(new Set(partial.speakers)).toEqual(new Set(["Speaker 1", "Speaker 2"]));
+
+    copyFileSync(resolveModel(SEGMENTATION_MODEL, loadConfig().modelsDir), join(mirror, "pytorch_model.bin"));
+    await pull(SEGMENTATION_MODEL, { mirror, modelsDir, sources: ["mirror"] });
     const r = await labelSpeakers(await callInput(modelsDir));
     expect(r.warning).toBeUndefined();
-    expect(r.engine).toContain("CAM++");
+    expect(r.engine).toContain("segmentation-3.0");
     expect(new Set(r.speakers)).toEqual(new Set(["Speaker 1", "Speaker 2"]));
-  }, 120_000);
+    // the call has a few short overlaps (about 2 s in the reference): some speech has two speakers
+    let both = 0;
+    for (let t = 0.005; t < 30; t += 0.01) if (r.activity.filter((x) => x.start <= t && t < x.end).length > 1) both += 0.01;
+    expect(both).toBeGreaterThan(0.3);
+    expect(both).toBeLessThan(5);
+  }, 180_000);
 });

@@ -1,13 +1,16 @@
 """
 Speech worker for clipyard: runs the verified local models that have no JavaScript runtime.
 
-Three commands, each reads a 16 kHz mono 16-bit WAV and prints JSON lines on stdout:
+Four commands, each reads a 16 kHz mono 16-bit WAV and prints JSON lines on stdout:
   vad  --vad-model FILE --audio WAV
        -> {"vad": {"frame_seconds": 0.032, "probs": [...]}}   (Silero v5 speech probability per 512 samples)
   asr  --model DIR --audio WAV [--regions JSON] [--language auto|xx] [--threads N] [--beam N]
        -> {"progress": 0.42} ... then {"result": {"language", "language_probability", "duration", "words": [...]}}
   speakers --model FILE --audio WAV --windows JSON
        -> {"embeddings": [[192 floats], ...]}   (3D-Speaker CAM++ speaker embedding per [start, end] window)
+  segment --model FILE --audio WAV [--step S]
+       -> {"progress": ...} ... {"segmentation": {"frame_seconds", "speech": [...], "overlap": [...]}}
+          (pyannote segmentation-3.0: probability of speech and of two overlapping speakers per 16.875 ms)
 
 Speech regions decided by the caller (from the VAD probabilities) are cut out and joined before
 recognition so silence costs nothing; word times are mapped back to the original timeline here,
@@ -151,6 +154,14 @@ def _rebuild_tensor(storage, offset, size, stride, *_rest):
     return np.lib.stride_tricks.as_strided(storage[offset:], shape=tuple(size), strides=tuple(s * item for s in stride)).copy()
 
 
+class _Opaque:
+    def __init__(self, *args, **kwargs):
+        self.args = args
+
+    def __setstate__(self, state):
+        self.state = state
+
+
 class _Unpickler(pickle.Unpickler):
     def __init__(self, f, zf, prefix):
         super().__init__(f)
@@ -164,7 +175,9 @@ class _Unpickler(pickle.Unpickler):
         if module == "collections" and name == "OrderedDict":
             import collections
             return collections.OrderedDict
-        raise pickle.UnpicklingError(f"unexpected object in checkpoint: {module}.{name}")
+        # Anything else (a training checkpoint's version and task descriptions) is kept as an inert
+        # placeholder: no class named by the file is ever imported or called.
+        return _Opaque
 
     def persistent_load(self, pid):
         _kind, storage_type, key, _location, _numel = pid
@@ -314,6 +327,123 @@ def campplus(feats, sd):
     return _bn(emb, sd, "xvector.dense.nonlinear.batchnorm")
 
 
+# ---- pyannote segmentation-3.0 forward pass (PyanNet: SincNet, 4 BiLSTM layers, powerset output) ---
+
+def _instance_norm(x, w, b, eps=1e-5):
+    mu = x.mean(axis=2, keepdims=True)
+    var = x.var(axis=2, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w[None, :, None] + b[None, :, None]
+
+
+def _leaky(x):
+    return np.where(x > 0, x, 0.01 * x)
+
+
+def _maxpool3(x):
+    t = x.shape[2] // 3
+    return x[:, :, : 3 * t].reshape(x.shape[0], x.shape[1], t, 3).max(axis=3)
+
+
+def _sinc_filters(sd):
+    p = "sincnet.conv1d.0.filterbank."
+    low_hz, band_hz, n_, window = sd[p + "low_hz_"], sd[p + "band_hz_"], sd[p + "n_"], sd[p + "window_"]
+    low = 50 + np.abs(low_hz)
+    high = np.clip(low + 50 + np.abs(band_hz), 50, 8000)
+    band = (high - low)[:, 0]
+    ft_low, ft_high = low @ n_, high @ n_
+    cos_left = ((np.sin(ft_high) - np.sin(ft_low)) / (n_ / 2)) * window
+    cos = np.concatenate([cos_left, 2 * band[:, None], cos_left[:, ::-1]], axis=1)
+    sin_left = ((np.cos(ft_low) - np.cos(ft_high)) / (n_ / 2)) * window
+    sin = np.concatenate([sin_left, np.zeros_like(band[:, None]), -sin_left[:, ::-1]], axis=1)
+    filters = np.concatenate([cos, sin], axis=0) / np.concatenate([2 * band, 2 * band])[:, None]
+    return filters.astype(np.float32)  # (80, 251)
+
+
+def _lstm_dir(x, wih, whh, bih, bhh, reverse):
+    b, t, _ = x.shape
+    h_size = whh.shape[1]
+    xw = x @ wih.T + (bih + bhh)
+    h = np.zeros((b, h_size), np.float32)
+    c = np.zeros((b, h_size), np.float32)
+    out = np.empty((b, t, h_size), np.float32)
+    steps = range(t - 1, -1, -1) if reverse else range(t)
+    whh_t = whh.T.copy()
+    for s in steps:
+        g = xw[:, s] + h @ whh_t
+        i = 1 / (1 + np.exp(-g[:, :h_size]))
+        f = 1 / (1 + np.exp(-g[:, h_size:2 * h_size]))
+        gg = np.tanh(g[:, 2 * h_size:3 * h_size])
+        o = 1 / (1 + np.exp(-g[:, 3 * h_size:]))
+        c = f * c + i * gg
+        h = o * np.tanh(c)
+        out[:, s] = h
+    return out
+
+
+def segmentation(chunks, sd):
+    """chunks (B, 160000) float32 -> (B, 589, 7) log-probabilities of the powerset classes:
+    nobody, speaker 1, 2, 3 of the chunk, and the pairs 1+2, 1+3, 2+3."""
+    x = chunks[:, None, :].astype(np.float32)
+    x = _instance_norm(x, sd["sincnet.wav_norm1d.weight"], sd["sincnet.wav_norm1d.bias"])
+    filt = sd.setdefault("#sinc", _sinc_filters(sd))
+    win = sliding_window_view(x[:, 0], 251, axis=1)[:, ::10]  # B, T, 251
+    x = np.abs(np.einsum("btk,fk->bft", win, filt, optimize=True))
+    x = _leaky(_instance_norm(_maxpool3(x), sd["sincnet.norm1d.0.weight"], sd["sincnet.norm1d.0.bias"]))
+    for i in (1, 2):
+        x = _conv1d(x, sd[f"sincnet.conv1d.{i}.weight"], sd[f"sincnet.conv1d.{i}.bias"])
+        x = _leaky(_instance_norm(_maxpool3(x), sd[f"sincnet.norm1d.{i}.weight"], sd[f"sincnet.norm1d.{i}.bias"]))
+    x = x.transpose(0, 2, 1)  # B, T, 60
+    for layer in range(4):
+        fwd = _lstm_dir(x, sd[f"lstm.weight_ih_l{layer}"], sd[f"lstm.weight_hh_l{layer}"], sd[f"lstm.bias_ih_l{layer}"], sd[f"lstm.bias_hh_l{layer}"], False)
+        bwd = _lstm_dir(x, sd[f"lstm.weight_ih_l{layer}_reverse"], sd[f"lstm.weight_hh_l{layer}_reverse"], sd[f"lstm.bias_ih_l{layer}_reverse"], sd[f"lstm.bias_hh_l{layer}_reverse"], True)
+        x = np.concatenate([fwd, bwd], axis=2)
+    for i in (0, 1):
+        x = _leaky(x @ sd[f"linear.{i}.weight"].T + sd[f"linear.{i}.bias"])
+    logits = x @ sd["classifier.weight"].T + sd["classifier.bias"]
+    logits -= logits.max(axis=2, keepdims=True)
+    return logits - np.log(np.exp(logits).sum(axis=2, keepdims=True))
+
+
+SEG_CHUNK = 160000  # the 10 s the model was trained on
+SEG_FRAME = 270  # samples between output frames
+SEG_FIRST = 495  # centre of the first frame's receptive field (991 samples)
+
+
+def run_segment(args):
+    # Speaker labels inside a chunk are arbitrary, so only what does not depend on them is kept: the
+    # probability that someone speaks and that two people speak at once, averaged over the chunks.
+    ck = load_state_dict(args.model)
+    sd = ck["state_dict"]
+    audio = read_wav(args.audio)
+    step = int(args.step * SAMPLE_RATE)
+    last = max(0, len(audio) - SEG_CHUNK)
+    starts = list(range(0, last + 1, step))
+    if starts[-1] != last:
+        starts.append(last)
+    n = max(1, len(audio) // SEG_FRAME)
+    speech, overlap, count = np.zeros(n), np.zeros(n), np.zeros(n)
+    for k in range(0, len(starts), 4):
+        batch = starts[k:k + 4]
+        chunks = np.zeros((len(batch), SEG_CHUNK), dtype=np.float32)
+        for j, a in enumerate(batch):
+            piece = audio[a:a + SEG_CHUNK]
+            chunks[j, :len(piece)] = piece
+        probs = np.exp(segmentation(chunks, sd))
+        for j, a in enumerate(batch):
+            idx = (a + SEG_FIRST + np.arange(probs.shape[1]) * SEG_FRAME) // SEG_FRAME
+            ok = idx < min(n, (a + min(SEG_CHUNK, len(audio) - a)) // SEG_FRAME + 1)
+            speech[idx[ok]] += 1 - probs[j, ok, 0]
+            overlap[idx[ok]] += probs[j, ok, 4:].sum(axis=1)
+            count[idx[ok]] += 1
+        emit({"progress": round(min(1.0, (k + len(batch)) / len(starts)), 4)})
+    count = np.maximum(count, 1)
+    emit({"segmentation": {
+        "frame_seconds": SEG_FRAME / SAMPLE_RATE,
+        "speech": [round(float(v), 3) for v in speech / count],
+        "overlap": [round(float(v), 3) for v in overlap / count],
+    }})
+
+
 def run_speakers(args):
     # The checkpoint is the verified PyTorch file itself, read without torch (a zip of a pickle and raw
     # tensors): converting it to ONNX would produce bytes no official checksum vouches for.
@@ -353,8 +483,14 @@ def main():
     s.add_argument("--model", required=True)
     s.add_argument("--audio", required=True)
     s.add_argument("--windows", required=True)
+    g = sub.add_parser("segment")
+    g.add_argument("--model", required=True)
+    g.add_argument("--audio", required=True)
+    g.add_argument("--step", type=float, default=5.0)
     args = p.parse_args()
-    if args.cmd == "vad":
+    if args.cmd == "segment":
+        run_segment(args)
+    elif args.cmd == "vad":
         run_vad(args)
     elif args.cmd == "speakers":
         run_speakers(args)
