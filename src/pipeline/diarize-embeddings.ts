@@ -78,14 +78,18 @@ function nearest(v: Vec, centres: Vec[]): number {
  * average-linkage clusters whose merge distance stays above the threshold, less the clusters too small
  * to be a speaker (a cough, a laugh, a crosstalk burst); a given numSpeakers overrides the threshold.
  */
-export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: EmbeddingDiarizeOptions = {}): number[] {
+export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: EmbeddingDiarizeOptions = {}, mixed: boolean[] = []): number[] {
   const o = { ...EMBEDDING_DEFAULTS, ...opts };
   const n = embeddings.length;
   if (n === 0) return [];
   if (n === 1 || o.numSpeakers === 1) return embeddings.map(() => 0);
   const vecs = embeddings.map(normalise);
-  const step = Math.max(1, Math.ceil(n / o.maxClusterWindows));
-  const picked = vecs.map((_, i) => i).filter((i) => i % step === 0);
+  // Windows holding two voices at once embed between them and chain clusters together: the clusters
+  // are formed from the single-voice windows (when there are enough) and the mixed ones only join them.
+  const clean = vecs.map((_, i) => i).filter((i) => !mixed[i]);
+  const pool = clean.length >= Math.max(2, n / 2) ? clean : vecs.map((_, i) => i);
+  const step = Math.max(1, Math.ceil(pool.length / o.maxClusterWindows));
+  const picked = pool.filter((_, k) => k % step === 0);
   const tree = averageLinkage(picked.map((i) => picked.map((j) => cosineDistance(vecs[i]!, vecs[j]!))));
   const k =
     o.numSpeakers !== undefined ? Math.min(o.numSpeakers, picked.length) : Math.max(1, picked.length - tree.merges.filter((m) => m < o.threshold).length);
@@ -106,7 +110,11 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   // One reassignment pass to the centroids: places the windows clustered early by a chain of merges,
   // the small clusters' windows, and the windows left out of a subsampled clustering.
   labels = vecs.map((v) => nearest(v, centres));
-  centres = centroids(vecs, labels, kept.length);
+  centres = centroids(
+    pool.map((i) => vecs[i]!),
+    pool.map((i) => labels[i]!),
+    kept.length,
+  );
   labels = vecs.map((v) => nearest(v, centres));
   const bySize = [...new Set(labels)].sort((a, b) => labels.filter((l) => l === b).length - labels.filter((l) => l === a).length);
   return labels.map((l) => bySize.indexOf(l));
@@ -203,6 +211,13 @@ export function windowTimeline(regions: Region[], windows: Window[], labels: num
   return out.sort((x, y) => x.start - y.start);
 }
 
+/** A window is mixed when the segmentation hears two voices in more than this share of it. */
+const MIXED_SHARE = 0.4;
+
+function overlapSeconds(w: Window, regions: Region[]): number {
+  return regions.reduce((s, [a, b]) => s + Math.max(0, Math.min(b, w.end) - Math.max(a, w.start)), 0);
+}
+
 /**
  * Speaker per word and who spoke when, from one embedding per window. Speakers are named "Speaker N"
  * in order of first appearance in the words, then (for voices the recogniser found no words for) in
@@ -216,7 +231,8 @@ export function diarizeFromEmbeddings(
   opts: EmbeddingDiarizeOptions = {},
   overlaps: Region[] = [],
 ): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
-  const labels = clusterEmbeddings(embeddings, opts);
+  const mixed = windows.map((w) => overlapSeconds(w, overlaps) > MIXED_SHARE * (w.end - w.start));
+  const labels = clusterEmbeddings(embeddings, opts, mixed);
   const ids = wordClusters(words, windows, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);

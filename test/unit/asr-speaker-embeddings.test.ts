@@ -83,6 +83,22 @@ describe("clustering speaker embeddings", () => {
     expect(new Set(labels).size).toBe(2);
   });
 
+  test("windows holding two voices at once join the voices' clusters instead of forming their own", () => {
+    const v = voices(2, 21);
+    const a = Array.from({ length: 16 }, () => v(0));
+    const b = Array.from({ length: 16 }, () => v(1));
+    const both = Array.from({ length: 16 }, () => v(0).map((x, d) => x + v(1)[d]!));
+    const embs = [...a, ...b, ...both];
+    const mixed = embs.map((_, i) => i >= 32);
+    const labels = clusterEmbeddings(embs, {}, mixed);
+    expect(new Set(labels).size).toBe(2);
+    expect(new Set(labels.slice(0, 16)).size).toBe(1);
+    expect(new Set(labels.slice(16, 32)).size).toBe(1);
+    expect(labels[0]).not.toBe(labels[16]);
+    // unmarked, the mixtures bridge the two voices and chain them into one cluster
+    expect(new Set(clusterEmbeddings(embs)).size).toBe(1);
+  });
+
   test("a known speaker count overrides the threshold", () => {
     const v = voices(3, 3);
     const embs = Array.from({ length: 30 }, (_, i) => v(i % 3));
