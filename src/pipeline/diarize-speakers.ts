@@ -64,7 +64,7 @@ interface Segmentation {
 
 /**
  * Speech the segmentation model hears (trained on far-field meetings, it finds quiet speakers Silero
- * misses) and where two people talk at once; undefined with a reason when its model is not verified.
+ * misses) and where two people talk at once; or the reason when its model is not verified.
  */
 async function segment(input: LabelSpeakersInput): Promise<{ speech: Region[]; overlaps: Region[] } | { reason: string }> {
   let modelPath: string;
