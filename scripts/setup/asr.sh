@@ -31,4 +31,4 @@ fi
 bun run src/main.ts runtime install
 
 say "pulling and verifying models"
-bun run src/main.ts models pull whisper-tiny.en whisper-base silero-vad
+bun run src/main.ts models pull whisper-tiny.en whisper-base silero-vad campplus-zh-en pyannote-segmentation-3.0

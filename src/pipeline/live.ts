@@ -100,6 +100,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           throw new PipelineError("analysis_failed", transcriptionFailure(err), { cause: err });
         }
         ctx.state.engine.asr = ctx.state.transcript.engine ?? "unknown";
+        ctx.state.warnings.push(...(ctx.state.transcript.warnings ?? []));
       },
     },
     {

@@ -9,7 +9,8 @@ import { asrDevice, runWorker, SpeechWorkerError } from "../models/speech-runtim
 import { assertModelIntact, resolveModel } from "../models/store.ts";
 import { log } from "../log.ts";
 import { scratchDirSync } from "../scratch.ts";
-import { diarizeWords, speakerTimeline } from "./diarize.ts";
+import { speakerTimeline } from "./diarize.ts";
+import { labelSpeakers } from "./diarize-speakers.ts";
 import { detectSpeakerNames } from "./diarize-names.ts";
 import { segmentsFromWords } from "./transcribe-segments.ts";
 import type { Transcript, Word } from "./types.ts";
@@ -49,6 +50,8 @@ export interface TranscribeOptions {
   diarize?: boolean;
   /** Known number of speakers; otherwise it is estimated. */
   numSpeakers?: number;
+  /** "auto": neural speaker embeddings when their verified model is present, else MFCC; "mfcc": always MFCC (benchmarks). */
+  diarizer?: "auto" | "mfcc";
   onProgress?: (fraction: number) => void;
   /** Wall and CPU time per stage, for benchmarks. */
   onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
@@ -145,7 +148,11 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
 
     const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
     lap();
-    const speakers = opts.diarize === false || rawWords.length === 0 ? rawWords.map(() => "Speaker 1") : diarizeWords(audio.samples, audio.sampleRate, regions, rawWords, { numSpeakers: opts.numSpeakers });
+    const labelled =
+      opts.diarize === false
+        ? undefined
+        : await labelSpeakers({ wav, samples: audio.samples, sampleRate: audio.sampleRate, regions, words: rawWords, numSpeakers: opts.numSpeakers, diarizer: opts.diarizer, signal: opts.signal });
+    const speakers = labelled?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
     const words: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
     const segments = segmentsFromWords(words);
@@ -156,8 +163,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       segments,
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
-      speakerTurns: speakerTimeline(regions, words),
-      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5`,
+      speakerTurns: labelled?.turns ?? speakerTimeline(regions, words),
+      speakerActivity: labelled?.activity,
+      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5${labelled ? ` + ${labelled.engine}` : ""}`,
+      ...(labelled?.warning ? { warnings: [labelled.warning] } : {}),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

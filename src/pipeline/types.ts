@@ -29,8 +29,12 @@ export interface Transcript {
   speakerNames?: Record<string, string>;
   /** Who spoke when over all detected speech (words plus the pauses and unrecognised speech around them). */
   speakerTurns?: Array<{ speaker: string; start: number; end: number }>;
+  /** speakerTurns, overlap-aware: where two people talk at once both are listed, so entries may overlap in time. */
+  speakerActivity?: Array<{ speaker: string; start: number; end: number }>;
   /** Which engine/model produced it, e.g. "whisper.cpp ggml-base.en". */
   engine?: string;
+  /** What a lesser engine stood in for (e.g. MFCC speaker clustering when the speaker-embedding model is missing). */
+  warnings?: string[];
 }
 
 // The probe's result is the media adapter's type; the pipeline passes it along as its source.

@@ -1,0 +1,51 @@
+/**
+ * The diarization part of the speech benchmark: which recordings are AMI meeting openings, and the
+ * summary table (DER per file, the mean over the openings, the speaker-count error). Pure functions.
+ */
+import type { DerResult } from "./asr-scoring.ts";
+
+/** AMI meeting openings with enough speech to score (several speakers, far-field, overlap). */
+export const AMI_OPENINGS = ["meeting_excerpt", ...[3, 4, 5, 6, 7, 8, 9].map((i) => `meeting_trn0${i}`)];
+/** Openings that are mostly silence with short interjections: a few seconds of speech swing their DER, so they are reported apart. */
+export const AMI_MOSTLY_SILENT = ["meeting_trn01", "meeting_trn02"];
+
+export interface ScoredFile {
+  name: string;
+  der: DerResult;
+  engine: string;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** Mean DER (per file, unweighted) and speaker-count errors over the named files that were scored. */
+export function groupFigures(files: ScoredFile[], names: string[]): { n: number; meanDer: number; meanAbsCountError: number; exactCount: number } {
+  const fs = files.filter((f) => names.includes(f.name));
+  const n = fs.length;
+  if (!n) return { n, meanDer: NaN, meanAbsCountError: NaN, exactCount: 0 };
+  return {
+    n,
+    meanDer: fs.reduce((s, f) => s + f.der.der, 0) / n,
+    meanAbsCountError: fs.reduce((s, f) => s + Math.abs(f.der.hypSpeakers - f.der.refSpeakers), 0) / n,
+    exactCount: fs.filter((f) => f.der.hypSpeakers === f.der.refSpeakers).length,
+  };
+}
+
+export function diarizationSummary(files: ScoredFile[]): string {
+  const rows = [["file", "DER", "missed", "false alarm", "confusion", "speakers hyp/ref", "count error"]];
+  for (const f of files) {
+    const d = f.der;
+    rows.push([f.name, pct(d.der), pct(d.missed / d.refSpeech), pct(d.falseAlarm / d.refSpeech), pct(d.confusion / d.refSpeech), `${d.hypSpeakers}/${d.refSpeakers}`, String(d.hypSpeakers - d.refSpeakers)]);
+  }
+  const groups: Array<[string, string[]]> = [
+    [`mean, AMI openings (${AMI_OPENINGS.length})`, AMI_OPENINGS],
+    [`mean, trn01/trn02 (mostly silence)`, AMI_MOSTLY_SILENT],
+  ];
+  for (const [label, names] of groups) {
+    const g = groupFigures(files, names);
+    if (g.n) rows.push([label, pct(g.meanDer), "", "", "", `${g.exactCount}/${g.n} exact`, `mean |err| ${g.meanAbsCountError.toFixed(2)}`]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  const engines = [...new Set(files.map((f) => f.engine))].join("; ");
+  return [line(rows[0]!), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line), `engine: ${engines}`].join("\n");
+}

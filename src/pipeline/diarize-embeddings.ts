@@ -1,0 +1,240 @@
+/**
+ * Diarization from neural speaker embeddings: short overlapping windows over the detected speech, one
+ * embedding each (computed by the speech runtime), agglomerative clustering with the speaker count
+ * read off a distance threshold, then words labelled by the windows they overlap (whisperX style).
+ * Pure functions over plain vectors, so clustering and counting can be tested on constructed points.
+ */
+import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
+import type { SpeakerTurn } from "./diarize.ts";
+import type { Region } from "./vad.ts";
+
+export interface Window {
+  start: number;
+  end: number;
+}
+
+export interface EmbeddingDiarizeOptions {
+  /** Known number of speakers; otherwise estimated from the threshold. */
+  numSpeakers?: number;
+  /** Average-linkage cosine distance below which two groups of windows are one voice (tuned on the AMI openings and the phone call). */
+  threshold?: number;
+  /** Clusters holding less than this share of the windows are not speakers: their windows join the nearest speaker. */
+  minClusterShare?: number;
+  /** Most windows clustered directly (clustering is cubic); the rest join the nearest centroid. */
+  maxClusterWindows?: number;
+}
+
+/** A voice heard in a single window (under 1.5 s) is not counted as a speaker. */
+const MIN_CLUSTER_WINDOWS = 2;
+
+export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.05, maxClusterWindows: 600 };
+
+/**
+ * Windows of `length` seconds every `hop` seconds inside each speech region; a region shorter than
+ * `length` is one window, and the last window of a region ends on the region's end so no speech is left
+ * out. Regions shorter than `minLength` are too short to say anything about a voice.
+ */
+export function embeddingWindows(regions: Region[], length = 1.5, hop = 0.75, minLength = 0.4): Window[] {
+  const out: Window[] = [];
+  for (const [a, b] of regions) {
+    if (b - a < minLength) continue;
+    if (b - a <= length) {
+      out.push({ start: a, end: b });
+      continue;
+    }
+    let t = a;
+    for (; t + length < b; t += hop) out.push({ start: round(t), end: round(t + length) });
+    if (out[out.length - 1]!.end < b) out.push({ start: round(b - length), end: b });
+  }
+  return out;
+}
+
+const round = (t: number) => Math.round(t * 1000) / 1000;
+
+function normalise(v: ArrayLike<number>): Vec {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  n = Math.sqrt(n) || 1;
+  return Float64Array.from(v, (x) => x / n);
+}
+
+function centroids(vecs: Vec[], labels: number[], k: number): Vec[] {
+  const dim = vecs[0]!.length;
+  const sums = Array.from({ length: k }, () => new Float64Array(dim));
+  labels.forEach((c, i) => {
+    for (let d = 0; d < dim; d++) sums[c]![d]! += vecs[i]![d]!;
+  });
+  return sums.map(normalise);
+}
+
+function nearest(v: Vec, centres: Vec[]): number {
+  let best = 0;
+  for (let c = 1; c < centres.length; c++) if (cosineDistance(v, centres[c]!) < cosineDistance(v, centres[best]!)) best = c;
+  return best;
+}
+
+/**
+ * Cluster label per embedding (0..k-1, largest cluster first). The count is the number of
+ * average-linkage clusters whose merge distance stays above the threshold, less the clusters too small
+ * to be a speaker (a cough, a laugh, a crosstalk burst); a given numSpeakers overrides the threshold.
+ */
+export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: EmbeddingDiarizeOptions = {}, mixed: boolean[] = []): number[] {
+  const o = { ...EMBEDDING_DEFAULTS, ...opts };
+  const n = embeddings.length;
+  if (n === 0) return [];
+  if (n === 1 || o.numSpeakers === 1) return embeddings.map(() => 0);
+  const vecs = embeddings.map(normalise);
+  // Windows holding two voices at once embed between them and chain clusters together: the clusters
+  // are formed from the single-voice windows (when there are enough) and the mixed ones only join them.
+  const clean = vecs.map((_, i) => i).filter((i) => !mixed[i]);
+  const pool = clean.length >= Math.max(2, n / 2) ? clean : vecs.map((_, i) => i);
+  const step = Math.max(1, Math.ceil(pool.length / o.maxClusterWindows));
+  const picked = pool.filter((_, k) => k % step === 0);
+  const tree = averageLinkage(picked.map((i) => picked.map((j) => cosineDistance(vecs[i]!, vecs[j]!))));
+  const k =
+    o.numSpeakers !== undefined ? Math.min(o.numSpeakers, picked.length) : Math.max(1, picked.length - tree.merges.filter((m) => m < o.threshold).length);
+  let labels = tree.labelsFor(k);
+  let kept = [...new Set(labels)];
+  if (o.numSpeakers === undefined) {
+    const size = (c: number) => labels.filter((l) => l === c).length;
+    const big = kept.filter((c) => size(c) >= Math.max(MIN_CLUSTER_WINDOWS, o.minClusterShare * picked.length));
+    kept = big.length ? big : kept;
+  }
+  const pickedVecs = picked.map((i) => vecs[i]!);
+  const remap = new Map(kept.map((c, i) => [c, i]));
+  let centres = centroids(
+    pickedVecs.filter((_, i) => remap.has(labels[i]!)),
+    labels.filter((l) => remap.has(l)).map((l) => remap.get(l)!),
+    kept.length,
+  );
+  // One reassignment pass to the centroids: places the windows clustered early by a chain of merges,
+  // the small clusters' windows, and the windows left out of a subsampled clustering.
+  labels = vecs.map((v) => nearest(v, centres));
+  centres = centroids(
+    pool.map((i) => vecs[i]!),
+    pool.map((i) => labels[i]!),
+    kept.length,
+  );
+  labels = vecs.map((v) => nearest(v, centres));
+  const bySize = [...new Set(labels)].sort((a, b) => labels.filter((l) => l === b).length - labels.filter((l) => l === a).length);
+  return labels.map((l) => bySize.indexOf(l));
+}
+
+interface TimedWord {
+  start: number;
+  end: number;
+}
+
+/**
+ * Cluster per word: the cluster whose windows overlap the word longest (a window's overlap counts in
+ * full for each window covering it, so the middle of a turn outvotes its edges); a word no window
+ * touches takes the nearest window's cluster.
+ */
+export function wordClusters(words: TimedWord[], windows: Window[], labels: number[]): number[] {
+  if (!windows.length) return words.map(() => 0);
+  return words.map((w) => {
+    const votes = new Map<number, number>();
+    const end = Math.max(w.end, w.start + 0.05);
+    windows.forEach((win, i) => {
+      const ov = Math.min(end, win.end) - Math.max(w.start, win.start);
+      if (ov > 0) votes.set(labels[i]!, (votes.get(labels[i]!) ?? 0) + ov);
+    });
+    if (votes.size) return [...votes].sort((a, b) => b[1] - a[1])[0]![0];
+    const mid = (w.start + end) / 2;
+    let best = 0;
+    windows.forEach((win, i) => {
+      const d = Math.abs((win.start + win.end) / 2 - mid);
+      if (d < Math.abs((windows[best]!.start + windows[best]!.end) / 2 - mid)) best = i;
+    });
+    return labels[best]!;
+  });
+}
+
+/**
+ * Who spoke when from the windows alone (speech the recogniser found no words in is labelled too): each
+ * stretch of a speech region goes to the cluster holding most of the windows that cover it (windows
+ * weighted towards their middle), cut where the majority changes. Inside `overlaps` (where the
+ * segmentation model hears two people at once) a second speaker is active as well: the runner-up of the
+ * vote there, or else the nearest other voice in time (overlap is mostly a reply starting or a
+ * backchannel, so the neighbouring turn's speaker is the likely second voice). `names` maps a cluster to
+ * the label its words got.
+ */
+export function windowTimeline(regions: Region[], windows: Window[], labels: number[], names: Map<number, string>, overlaps: Region[] = [], step = 0.05): SpeakerTurn[] {
+  const open = new Map<string, SpeakerTurn>();
+  const out: SpeakerTurn[] = [];
+  const nameOf = (c: number) => names.get(c) ?? `Speaker ${c + 1}`;
+  const centre = (w: Window) => (w.start + w.end) / 2;
+  const nearestOther = (t: number, than: number): number | undefined => {
+    let best: number | undefined;
+    let dist = Infinity;
+    windows.forEach((w, i) => {
+      const d = Math.abs(centre(w) - t);
+      if (labels[i] !== than && d < dist) {
+        dist = d;
+        best = labels[i];
+      }
+    });
+    return best;
+  };
+  let wi = 0;
+  for (const [a, b] of regions) {
+    while (wi < windows.length && windows[wi]!.end <= a) wi++;
+    for (let t = a; t < b; t += step) {
+      const mid = t + step / 2;
+      const votes = new Map<number, number>();
+      for (let j = wi; j < windows.length && windows[j]!.start <= mid; j++) {
+        const w = windows[j]!;
+        if (w.end <= mid) continue;
+        const weight = 1 - Math.abs(mid - centre(w)) / (w.end - w.start);
+        votes.set(labels[j]!, (votes.get(labels[j]!) ?? 0) + weight);
+      }
+      const ranked = [...votes].sort((x, y) => y[1] - x[1]).map(([c]) => c);
+      if (!ranked.length) continue;
+      const active = [ranked[0]!];
+      if (overlaps.some(([oa, ob]) => oa <= mid && mid < ob)) {
+        const second = ranked[1] ?? nearestOther(mid, ranked[0]!);
+        if (second !== undefined) active.push(second);
+      }
+      const end = Math.min(b, t + step);
+      for (const c of active) {
+        const speaker = nameOf(c);
+        const last = open.get(speaker);
+        if (last && t - last.end < 1e-6) last.end = end;
+        else {
+          const turn = { speaker, start: t, end };
+          open.set(speaker, turn);
+          out.push(turn);
+        }
+      }
+    }
+  }
+  return out.sort((x, y) => x.start - y.start);
+}
+
+/** A window is mixed when the segmentation hears two voices in more than this share of it. */
+const MIXED_SHARE = 0.4;
+
+function overlapSeconds(w: Window, regions: Region[]): number {
+  return regions.reduce((s, [a, b]) => s + Math.max(0, Math.min(b, w.end) - Math.max(a, w.start)), 0);
+}
+
+/**
+ * Speaker per word and who spoke when, from one embedding per window. Speakers are named "Speaker N"
+ * in order of first appearance in the words, then (for voices the recogniser found no words for) in
+ * the windows.
+ */
+export function diarizeFromEmbeddings(
+  regions: Region[],
+  windows: Window[],
+  embeddings: ArrayLike<number>[],
+  words: TimedWord[],
+  opts: EmbeddingDiarizeOptions = {},
+  overlaps: Region[] = [],
+): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
+  const mixed = windows.map((w) => overlapSeconds(w, overlaps) > MIXED_SHARE * (w.end - w.start));
+  const labels = clusterEmbeddings(embeddings, opts, mixed);
+  const ids = wordClusters(words, windows, labels);
+  const names = new Map<number, string>();
+  for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);
+  return { speakers: ids.map((id) => names.get(id)!), turns: windowTimeline(regions, windows, labels, names), activity: windowTimeline(regions, windows, labels, names, overlaps) };
+}

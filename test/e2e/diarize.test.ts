@@ -1,0 +1,67 @@
+/**
+ * Speaker labelling end to end on the shared real recordings, with the verified speaker-embedding and
+ * segmentation models installed by scripts/setup/asr.sh.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { transcribeFile } from "../../src/pipeline/transcribe.ts";
+import { diarizationErrorRate, parseRttm, parseUem } from "../../scripts/bench/asr-scoring.ts";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
+
+const SLOW = 180_000;
+const reference = (name: string) => parseRttm(readFileSync(join(SHARED_MEDIA, `${name}.rttm`), "utf8"));
+const uem = (name: string) => parseUem(readFileSync(join(SHARED_MEDIA, `${name}.uem`), "utf8"));
+
+describe("neural diarization", () => {
+  test(
+    "two_speakers_call: two speakers counted, words and who-spoke-when from CAM++ embeddings",
+    async () => {
+      const t = await transcribeFile(join(SHARED_MEDIA, "two_speakers_call.wav"));
+      expect(t.engine).toContain("CAM++ speaker embeddings");
+      expect(t.engine).toContain("segmentation-3.0");
+      expect(t.warnings).toBeUndefined();
+      expect(new Set(t.words.map((w) => w.speaker))).toEqual(new Set(["Speaker 1", "Speaker 2"]));
+      const d = diarizationErrorRate(reference("two_speakers_call"), t.speakerActivity!);
+      expect(d.hypSpeakers).toBe(2);
+      expect(d.der).toBeLessThan(0.2);
+    },
+    SLOW,
+  );
+
+  test(
+    "meeting_trn02: one short interjection in 30 s of room noise is one speaker, though the recogniser finds no words",
+    async () => {
+      const t = await transcribeFile(join(SHARED_MEDIA, "meeting_trn02.wav"));
+      const speakers = new Set(t.speakerActivity!.map((x) => x.speaker));
+      expect(speakers.size).toBe(1);
+      expect(diarizationErrorRate(reference("meeting_trn02"), t.speakerActivity!, uem("meeting_trn02")).der).toBeLessThan(0.5);
+    },
+    SLOW,
+  );
+
+  test(
+    "meeting_excerpt: a far-field meeting opening gets several speakers and overlapping turns",
+    async () => {
+      const t = await transcribeFile(join(SHARED_MEDIA, "meeting_excerpt.wav"));
+      const activity = t.speakerActivity!;
+      expect(new Set(activity.map((x) => x.speaker)).size).toBeGreaterThanOrEqual(2);
+      let overlap = 0;
+      for (let s = 0.005; s < 30; s += 0.01) if (activity.filter((x) => x.start <= s && s < x.end).length > 1) overlap += 0.01;
+      expect(overlap).toBeGreaterThan(0.5);
+      // MFCC clustering scored 54.8% here (docs/pipeline.md)
+      expect(diarizationErrorRate(reference("meeting_excerpt"), activity, uem("meeting_excerpt")).der).toBeLessThan(0.5);
+    },
+    SLOW,
+  );
+
+  test(
+    "the MFCC clustering still runs when asked for, and says what it is",
+    async () => {
+      const t = await transcribeFile(join(SHARED_MEDIA, "two_speakers_call.wav"), { diarizer: "mfcc" });
+      expect(t.engine).toContain("MFCC speaker clustering");
+      expect(new Set(t.words.map((w) => w.speaker)).size).toBe(2);
+    },
+    SLOW,
+  );
+});
