@@ -8,9 +8,10 @@ import { findModel } from "../models/manifest.ts";
 import { runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
 import { resolveModel } from "../models/store.ts";
 import { log } from "../log.ts";
-import { diarizeWords, speakerTimeline } from "./diarize.ts";
+import { diarizeWords, labelByFirstAppearance, speakerTimeline } from "./diarize.ts";
 import { detectSpeakerNames } from "./diarize-names.ts";
 import { segmentsFromWords } from "./transcribe-segments.ts";
+import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "./types.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 
@@ -28,6 +29,8 @@ export interface TranscribeOptions {
   diarize?: boolean;
   /** Known number of speakers; otherwise it is estimated. */
   numSpeakers?: number;
+  /** Move speaker changes onto nearby sentence ends (default true; false keeps the diarizer's raw word labels, for comparison). */
+  alignTurns?: boolean;
   onProgress?: (fraction: number) => void;
   /** Wall and CPU time per stage, for benchmarks. */
   onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
@@ -46,6 +49,13 @@ interface AsrResult {
   language_probability: number;
   duration: number;
   words: Array<{ word: string; start: number; end: number; p: number }>;
+}
+
+/** A merged one-word turn can remove a speaker or change who speaks first: number the labels again. */
+function numberedByFirstAppearance(words: Word[]): Word[] {
+  const order = [...new Set(words.map((w) => w.speaker))];
+  const names = labelByFirstAppearance(words.map((w) => order.indexOf(w.speaker)));
+  return words.map((w, i) => (names[i] === w.speaker ? w : { ...w, speaker: names[i]! }));
 }
 
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
@@ -107,7 +117,8 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     lap();
     const speakers = opts.diarize === false || rawWords.length === 0 ? rawWords.map(() => "Speaker 1") : diarizeWords(audio.samples, audio.sampleRate, regions, rawWords, { numSpeakers: opts.numSpeakers });
     opts.onStats?.("diarize", { wallSeconds: lap() });
-    const words: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+    const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+    const words = opts.alignTurns === false ? labelled : numberedByFirstAppearance(realignTurns(labelled));
     const segments = segmentsFromWords(words);
     const speakerNames = detectSpeakerNames(segments);
     progress(1);
