@@ -81,8 +81,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       t0 = performance.now();
       return s;
     };
-    await decodeToSpeechWav(path, wav);
+    const { gainDb } = await decodeToSpeechWav(path, wav);
     opts.onStats?.("decode", { wallSeconds: lap() });
+    log.debug("speech level", { gainDb: Number(gainDb.toFixed(1)) });
     progress(0.03);
 
     let vad: { frame_seconds: number; probs: number[] } | undefined;
