@@ -178,7 +178,7 @@ for (const model of models) {
         (sum(rs, (r) => r.cpu) / audio).toFixed(3),
         job ? (sum(rs, (r) => r.jobCpu) / audio).toFixed(3) : "-",
         refSpeech ? `${pct(miss! + fa! + conf!, refSpeech)} (miss ${pct(miss!, refSpeech)}, fa ${pct(fa!, refSpeech)}, conf ${pct(conf!, refSpeech)})` : "-",
-        rs.length === 1 ? (rs[0]?.speakers ?? "-") : der.map((r) => r.speakers).join(" "),
+        der.map((r) => r.speakers).join(" ") || "-",
       ]);
     }
   }
