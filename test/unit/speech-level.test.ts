@@ -18,8 +18,8 @@ describe("speech level", () => {
     expect(peak).toBeCloseTo(0.1, 2);
   });
 
-  test("quiet and loud copies of one recording come out at the same level", () => {
-    for (const amplitude of [0.005, 0.03, 0.3]) {
+  test("quiet copies of one recording come out at the same level", () => {
+    for (const amplitude of [0.005, 0.01, 0.03]) {
       const samples = bursts(10, amplitude);
       const { level, peak } = measureSpeechLevel(samples, RATE);
       const out = toPcm16(samples, speechGain(level, peak));
@@ -28,16 +28,15 @@ describe("speech level", () => {
     }
   });
 
-  test("digital silence is left alone; the boost is capped; peaks limit a boost but never turn it into a cut", () => {
+  test("digital silence and loud files are left alone; the boost is capped; peaks limit a boost but never turn it into a cut", () => {
     expect(speechGain(0, 0)).toBe(1);
     expect(speechGain(1e-5, 1e-4)).toBe(1);
     expect(db(speechGain(10 ** (-70 / 20), 10 ** (-60 / 20)))).toBeCloseTo(40, 5);
     // speech at -40 dB with clicks at -10 dB: boosted only as far as the clicks allow (-1 dB)
     expect(db(speechGain(10 ** (-40 / 20), 10 ** (-10 / 20)))).toBeCloseTo(9, 5);
     expect(speechGain(10 ** (-30 / 20), 0.99)).toBe(1);
-    // a loud master is brought down, at most 10 dB
-    expect(db(speechGain(10 ** (-6 / 20), 0.9))).toBeCloseTo(-8, 5);
-    expect(db(speechGain(0.99, 0.99))).toBeCloseTo(-10, 5);
+    // a loud master is left at its level
+    expect(speechGain(10 ** (-6 / 20), 0.9)).toBe(1);
   });
 
   test("16-bit output clips at full scale instead of wrapping", () => {
