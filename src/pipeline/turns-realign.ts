@@ -10,7 +10,7 @@
  * speech backs it, or when the text itself starts a new sentence there (an unpunctuated word followed by
  * a capital: whisper's mark of an interruption). Clause ends (commas) are not targets: a change moved to
  * a comma still splits the sentence, and the words after an interrupter's comma ("No, wait, …") are
- * the interrupter's. A turn of one word that is not a sentence of its own is merged into its neighbours.
+ * the interrupter's. A turn of a few words that is not a whole sentence is merged into its neighbours.
  */
 import { endsSentence } from "./sentences.ts";
 import type { Word } from "./types.ts";
@@ -76,23 +76,38 @@ function evidence(words: Word[], from: number, to: number, own: string, other: s
 
 const gapAfter = (words: Word[], k: number) => (k + 1 < words.length ? Math.max(0, words[k + 1]!.start - words[k]!.end) : 0);
 
-/** Relabels single-word turns that are not a sentence of their own, unless their evidence is strong. */
-function mergeStrayWords(words: Word[], labels: string[], o: RealignOptions): void {
-  for (let j = 0; j < words.length; j++) {
-    const left = j > 0 ? labels[j - 1] : undefined;
-    const right = j + 1 < words.length ? labels[j + 1] : undefined;
-    if (labels[j] === left || labels[j] === right || (left === undefined && right === undefined)) continue;
-    const startsSentence = sentenceEndAfter(words, j - 1);
-    const closesSentence = sentenceEndAfter(words, j);
-    if (startsSentence && closesSentence) continue;
-    let into: string;
-    if (left === undefined || right === undefined) into = (left ?? right)!;
-    else if (left === right) into = left;
-    else if (startsSentence) into = right;
-    else if (closesSentence) into = left;
-    else into = gapAfter(words, j - 1) <= gapAfter(words, j) ? left : right;
-    if (evidence(words, j, j, labels[j]!, into, o.turns) > o.keepSeconds) continue;
-    labels[j] = into;
+/**
+ * Merges short turns (up to `maxWords` words, no more than `keepSeconds` of evidence) that are not whole
+ * sentences into the neighbour whose sentence they belong to: a turn that starts a sentence joins the
+ * speaker who finishes it, one that ends a sentence joins the speaker who began it, one inside a
+ * sentence joins the speaker around it (or, between two others, the one across the shorter pause). A
+ * capital where a merged boundary was is a new sentence in whisper's text, and stops the merge.
+ */
+function mergeShortTurns(words: Word[], labels: string[], o: RealignOptions): void {
+  let a = 0;
+  while (a < words.length) {
+    let b = a;
+    while (b + 1 < words.length && labels[b + 1] === labels[a]) b++;
+    const left = a > 0 ? labels[a - 1] : undefined;
+    const right = b + 1 < words.length ? labels[b + 1] : undefined;
+    const startsSentence = sentenceEndAfter(words, a - 1);
+    const endsSentence = sentenceEndAfter(words, b);
+    if (b - a + 1 <= o.maxWords && (left !== undefined || right !== undefined) && !(startsSentence && endsSentence)) {
+      let into: string;
+      if (left === undefined || right === undefined) into = (left ?? right)!;
+      else if (left === right) into = left;
+      else if (startsSentence) into = right;
+      else if (endsSentence) into = left;
+      else into = gapAfter(words, a - 1) <= gapAfter(words, b) ? left : right;
+      const runsOn = (into !== left || textRunsOn(words, a - 1)) && (into !== right || textRunsOn(words, b));
+      if (runsOn && evidence(words, a, b, labels[a]!, into, o.turns) <= o.keepSeconds) {
+        for (let j = a; j <= b; j++) labels[j] = into;
+        // The merged turn may itself be short now: look at it again from its first word.
+        while (a > 0 && labels[a - 1] === into) a--;
+        continue;
+      }
+    }
+    a = b + 1;
   }
 }
 
@@ -123,8 +138,8 @@ function realignChange(words: Word[], labels: string[], i: number, o: RealignOpt
 export function realignTurns(words: Word[], opts: Partial<RealignOptions> = {}): Word[] {
   const o = { ...DEFAULT_REALIGN, ...opts };
   const labels = words.map((w) => w.speaker);
-  mergeStrayWords(words, labels, o);
+  mergeShortTurns(words, labels, o);
   for (let i = 0; i < words.length - 1; i++) if (labels[i] !== labels[i + 1]) realignChange(words, labels, i, o);
-  mergeStrayWords(words, labels, o);
+  mergeShortTurns(words, labels, o);
   return words.map((w, i) => (labels[i] === w.speaker ? w : { ...w, speaker: labels[i]! }));
 }

@@ -92,6 +92,43 @@ describe("realignTurns", () => {
     expect(realignTurns(greetings)).toEqual(greetings);
   });
 
+  test("a short turn that is part of a sentence joins the speaker of that sentence", () => {
+    // The diarizer split Diane's second sentence (as on the repeated phone call). Words alone cannot
+    // say whose it is; the shorter side yields, and the sentence stays whole.
+    const words = spoken([
+      ["A", "Oh, I'm originally from Chicago also.|"],
+      ["B", "I'm in New Jersey"],
+      ["A", "now though.|"],
+      ["C", "Well, there isn't that much difference."],
+    ]);
+    expect(turnsOf(realignTurns(words))).toEqual([
+      "A: Oh, I'm originally from Chicago also.",
+      "B: I'm in New Jersey now though.",
+      "C: Well, there isn't that much difference.",
+    ]);
+    const three = spoken([
+      ["A", "Oh, I'm originally from Chicago also.|"],
+      ["B", "I'm in Jersey"],
+      ["A", "now though, you know.|"],
+      ["C", "Well, there isn't that much difference."],
+    ]);
+    expect(turnsOf(realignTurns(three))[0]).toBe("A: Oh, I'm originally from Chicago also. I'm in Jersey now though, you know.");
+    // A short turn that starts a sentence finished by the next speaker goes with that speaker.
+    const start = spoken([
+      ["A", "They all call me a Yankee down here.|"],
+      ["B", "So, I"],
+      ["C", "don't hear that in New Jersey now."],
+    ]);
+    expect(turnsOf(realignTurns(start))).toEqual(["A: They all call me a Yankee down here.", "C: So, I don't hear that in New Jersey now."]);
+    // A capital after an unpunctuated word is whisper starting a sentence: an interjection stays.
+    const interjection = spoken([
+      ["A", "And what I wanted to say was"],
+      ["B", "Right, sure"],
+      ["A", "that we should all go."],
+    ]);
+    expect(realignTurns(interjection)).toEqual(interjection);
+  });
+
   test("a true interruption is kept: the text starts a new sentence at the change", () => {
     const words = spoken([
       ["A", "And then we could just move the whole"],
