@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { ffmpeg } from "./ffmpeg.ts";
 import { MediaProbeError } from "./probe.ts";
 import { measureSpeechLevel, speechGain, toPcm16 } from "./speech-level.ts";
@@ -32,7 +32,9 @@ export async function decodeToSpeechWav(input: string, output: string): Promise<
     const { level, peak } = measureSpeechLevel(samples, SPEECH_RATE);
     const gain = speechGain(level, peak);
     const pcm = toPcm16(samples, gain);
-    writeFileSync(output, Buffer.concat([wavHeader16(SPEECH_RATE, pcm.byteLength), Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)]));
+    // Header and samples written one after the other: an episode's samples are not copied again.
+    writeFileSync(output, wavHeader16(SPEECH_RATE, pcm.byteLength));
+    appendFileSync(output, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
     return { gainDb: 20 * Math.log10(gain) };
   } finally {
     rmSync(raw, { force: true });

@@ -1,7 +1,7 @@
 /**
  * One static gain per file that brings speech to a common level before voice activity detection and
- * recognition. Silero VAD and Whisper both depend on the input level: a far-field meeting at -40 dB
- * mean came back with no words at all. A single gain (rather than a compressor such as dynaudnorm) keeps
+ * recognition. Silero VAD and Whisper both depend on the input level: far-field meetings at -39 to
+ * -51 dB mean came back with no words at all. A single gain (rather than a compressor such as dynaudnorm) keeps
  * pauses as quiet relative to speech as they were, so the VAD still hears them as pauses.
  */
 
