@@ -1,8 +1,10 @@
 /**
- * Scorers for the speech benchmark: word error rate and diarization error rate. Pure functions.
+ * Scorers for the speech benchmark: word error rate, diarization error rate, and how speaker turns sit
+ * on sentences. Pure functions.
  * WER: after lower-casing and stripping punctuation. DER: (missed + false alarm + confusion) / reference
  * speech over the scored region, no collar, with the speaker mapping that maximises overlap.
  */
+import { endsSentence, splitSentences } from "../../src/pipeline/sentences.ts";
 
 export function normalizeWords(text: string): string[] {
   return text
@@ -87,7 +89,7 @@ export function turnsFromWords(words: Array<{ speaker: string; start: number; en
 }
 
 /** Best one-to-one mapping of hypothesis to reference speakers by total overlap (exhaustive; few speakers). */
-function bestMapping(overlap: number[][]): number[] {
+export function bestMapping(overlap: number[][]): number[] {
   const nh = overlap.length;
   const nr = overlap[0]?.length ?? 0;
   let best = -1;
@@ -158,4 +160,71 @@ export function diarizationErrorRate(reference: Turn[], hypothesis: Turn[], scor
     conf += (Math.min(nr, nh) - correct) * step;
   }
   return { der: refSpeech ? (missed + fa + conf) / refSpeech : 0, missed, falseAlarm: fa, confusion: conf, refSpeech, refSpeakers: refNames.length, hypSpeakers: hypNames.length };
+}
+
+export interface TurnSentenceStats {
+  /** Speaker changes between consecutive words, and how many of them fall on a sentence end. */
+  changes: number;
+  changesAtSentenceEnd: number;
+  /** Sentences by punctuation alone (speakers ignored), and how many have words of two speakers. */
+  sentences: number;
+  splitSentences: number;
+}
+
+/** How speaker turns sit on sentences: turn ends on sentence ends (want all) and sentences cut by a speaker change (want none). */
+export function turnSentenceStats(words: Array<{ word: string; start: number; end: number; speaker: string }>): TurnSentenceStats {
+  let changes = 0;
+  let changesAtSentenceEnd = 0;
+  for (let i = 1; i < words.length; i++) {
+    if (words[i]!.speaker === words[i - 1]!.speaker) continue;
+    changes++;
+    if (endsSentence(words[i - 1]!.word, words[i]!.word)) changesAtSentenceEnd++;
+  }
+  const sentences = splitSentences(words.map((w) => ({ ...w, speaker: "" })));
+  const split = sentences.filter((s) => new Set(words.slice(s.firstWord, s.lastWord + 1).map((w) => w.speaker)).size > 1).length;
+  return { changes, changesAtSentenceEnd, sentences: sentences.length, splitSentences: split };
+}
+
+/** "Name: text" lines (a reference transcript per turn) to turns. */
+export function parseTurnText(text: string): Array<{ speaker: string; text: string }> {
+  return text
+    .split("\n")
+    .map((l) => /^([^:]+):\s*(.*)$/.exec(l.trim()))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ speaker: m[1]!.trim(), text: m[2]! }));
+}
+
+/**
+ * Words given to the wrong speaker: hypothesis words aligned to the reference words (Levenshtein, matches
+ * and substitutions), with the one-to-one speaker mapping that maximises agreement. Scores the other
+ * direction of turn realignment: a change moved away from where the speaker really changed shows here.
+ */
+export function wordSpeakerErrors(reference: Array<{ speaker: string; text: string }>, hypothesis: Array<{ word: string; speaker: string }>): { aligned: number; wrong: number } {
+  const ref = reference.flatMap((t) => normalizeWords(t.text).map((w) => ({ w, s: t.speaker })));
+  const hyp = hypothesis.flatMap((h) => normalizeWords(h.word).map((w) => ({ w, s: h.speaker })));
+  const n = ref.length;
+  const m = hyp.length;
+  const cost = Array.from({ length: n + 1 }, (_, i) => Int32Array.from({ length: m + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= n; i++) {
+    for (let j = 1; j <= m; j++) {
+      cost[i]![j] = Math.min(cost[i - 1]![j - 1]! + (ref[i - 1]!.w === hyp[j - 1]!.w ? 0 : 1), cost[i - 1]![j]! + 1, cost[i]![j - 1]! + 1);
+    }
+  }
+  const pairs: Array<[string, string]> = [];
+  for (let i = n, j = m; i > 0 && j > 0; ) {
+    const diag = cost[i - 1]![j - 1]! + (ref[i - 1]!.w === hyp[j - 1]!.w ? 0 : 1);
+    if (cost[i]![j] === diag) {
+      pairs.push([hyp[j - 1]!.s, ref[i - 1]!.s]);
+      i--;
+      j--;
+    } else if (cost[i]![j] === cost[i - 1]![j]! + 1) i--;
+    else j--;
+  }
+  const hypNames = [...new Set(pairs.map((p) => p[0]))];
+  const refNames = [...new Set(pairs.map((p) => p[1]))];
+  const agree = hypNames.map(() => new Array<number>(refNames.length).fill(0));
+  for (const [h, r] of pairs) agree[hypNames.indexOf(h)]![refNames.indexOf(r)]!++;
+  const map = hypNames.length && refNames.length ? bestMapping(agree) : [];
+  const right = pairs.filter(([h, r]) => map[hypNames.indexOf(h)] === refNames.indexOf(r)).length;
+  return { aligned: pairs.length, wrong: pairs.length - right };
 }

@@ -1,17 +1,44 @@
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { ffmpeg, mediaInput } from "./ffmpeg.ts";
 import { MediaProbeError } from "./probe.ts";
-import { readWav, type Pcm } from "./wav.ts";
+import { measureSpeechLevel, speechGain, toPcm16 } from "./speech-level.ts";
+import { readWav, wavHeader16, type Pcm } from "./wav.ts";
+
+/** What the speech models take. */
+const SPEECH_RATE = 16000;
 
 /** Output arguments: the input's first audio stream as mono 16-bit PCM WAV at `sampleRate`. */
 const monoWav = (sampleRate: number) => ["-map", "0:a:0", "-vn", "-ac", "1", "-ar", String(sampleRate), "-c:a", "pcm_s16le", "-f", "wav"];
 
+/** Below the voice band: rumble, handling noise and mains hum that the level measurement would count as speech. In float: on 16-bit input the filter would otherwise round at the input level, before the gain. */
+const SPEECH_HIGHPASS = "aformat=sample_fmts=fltp,highpass=f=80";
+
 /**
  * Decodes the first audio stream of any file ffmpeg reads to 16 kHz mono 16-bit PCM WAV (what the
- * speech models take), with the engine in use (native, or the embedded WebAssembly ffmpeg).
+ * speech models take), with the engine in use (native, or the embedded WebAssembly ffmpeg): high-passed
+ * at 80 Hz and brought to a common speech level (`speech-level.ts`), so quiet and far-field recordings
+ * reach voice activity detection and recognition at the level loud ones do.
  */
-export async function decodeToSpeechWav(input: string, output: string): Promise<void> {
-  const r = await ffmpeg(["-v", "error", "-y", ...mediaInput(input), ...monoWav(16000), output], { allowFailure: true });
-  if (r.code !== 0) throw new MediaProbeError(`ffmpeg could not decode the audio of ${input}: ${r.stderr.trim().split("\n").pop() || `exit ${r.code}`}`);
+export async function decodeToSpeechWav(input: string, output: string): Promise<{ gainDb: number }> {
+  // Float until the gain is applied: a quiet file quantised to 16 bits first would keep its coarse steps.
+  const raw = `${output}.f32`;
+  const r = await ffmpeg(["-v", "error", "-y", ...mediaInput(input), "-map", "0:a:0", "-vn", "-af", SPEECH_HIGHPASS, "-ac", "1", "-ar", String(SPEECH_RATE), "-c:a", "pcm_f32le", "-f", "f32le", raw], { allowFailure: true });
+  try {
+    if (r.code !== 0) throw new MediaProbeError(`ffmpeg could not decode the audio of ${input}: ${r.stderr.trim().split("\n").pop() || `exit ${r.code}`}`);
+    const bytes = readFileSync(raw);
+    // Float32Array needs 4-byte alignment; x86 and ARM are little-endian like the file.
+    const aligned = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes);
+    const samples = new Float32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 4));
+    const { level, peak } = measureSpeechLevel(samples, SPEECH_RATE);
+    const gain = speechGain(level, peak);
+    const pcm = toPcm16(samples, gain);
+    // Header and samples written one after the other: an episode's samples are not copied again.
+    writeFileSync(output, wavHeader16(SPEECH_RATE, pcm.byteLength));
+    appendFileSync(output, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    return { gainDb: 20 * Math.log10(gain) };
+  } finally {
+    rmSync(raw, { force: true });
+  }
 }
 
 /**

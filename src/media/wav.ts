@@ -12,6 +12,24 @@ export function readWav(path: string): Pcm {
   return parseWav(readFileSync(path), path);
 }
 
+/** The 44-byte header of a mono 16-bit PCM WAV file with `dataBytes` of samples after it. */
+export function wavHeader16(sampleRate: number, dataBytes: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write("RIFF", 0, "ascii");
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write("WAVEfmt ", 8, "ascii");
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20); // PCM
+  h.writeUInt16LE(1, 22); // mono
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * 2, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write("data", 36, "ascii");
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}
+
 export function parseWav(bytes: Uint8Array, path = "WAV"): Pcm {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.toString("ascii", 0, 4) !== "RIFF" || buf.toString("ascii", 8, 12) !== "WAVE") throw new Error(`${path}: not a WAVE file`);

@@ -66,7 +66,8 @@ function stripClosers(t: string): string {
   return t.replace(/["'”’)\]}]+$/, "");
 }
 
-function endsSentence(token: string, next: string | undefined): boolean {
+/** Whether `token` ends a sentence, given the word after it (undefined at the end of the transcript). */
+export function endsSentence(token: string, next: string | undefined): boolean {
   const t = stripClosers(token.trim());
   if (/[?!]$/.test(t)) return true;
   if (!/(?:\.|…)$/.test(t) || isAbbreviation(token)) return false;

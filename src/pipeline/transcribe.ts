@@ -9,10 +9,11 @@ import { asrDevice, runWorker, SpeechWorkerError } from "../models/speech-runtim
 import { assertModelIntact, resolveModel } from "../models/store.ts";
 import { log } from "../log.ts";
 import { scratchDirSync } from "../scratch.ts";
-import { speakerTimeline } from "./diarize.ts";
+import { labelByFirstAppearance, speakerTimeline } from "./diarize.ts";
 import { labelSpeakers } from "./diarize-speakers.ts";
 import { detectSpeakerNames } from "./diarize-names.ts";
 import { segmentsFromWords } from "./transcribe-segments.ts";
+import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "./types.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 
@@ -52,6 +53,8 @@ export interface TranscribeOptions {
   numSpeakers?: number;
   /** "auto": neural speaker embeddings when their verified model is present, else MFCC; "mfcc": always MFCC (benchmarks). */
   diarizer?: "auto" | "mfcc";
+  /** Move speaker changes onto nearby sentence ends (default true; false keeps the diarizer's raw word labels, for comparison). */
+  alignTurns?: boolean;
   onProgress?: (fraction: number) => void;
   /** Wall and CPU time per stage, for benchmarks. */
   onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
@@ -79,6 +82,13 @@ interface AsrResult {
   words: Array<{ word: string; start: number; end: number; p: number }>;
 }
 
+/** A merged one-word turn can remove a speaker or change who speaks first: number the labels again. */
+function numberedByFirstAppearance(words: Word[]): Word[] {
+  const order = [...new Set(words.map((w) => w.speaker))];
+  const names = labelByFirstAppearance(words.map((w) => order.indexOf(w.speaker)));
+  return words.map((w, i) => (names[i] === w.speaker ? w : { ...w, speaker: names[i]! }));
+}
+
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
 export async function transcribeFile(path: string, opts: TranscribeOptions = {}): Promise<Transcript> {
   const progress = (f: number) => opts.onProgress?.(Math.max(0, Math.min(1, f)));
@@ -102,8 +112,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       t0 = performance.now();
       return s;
     };
-    await decodeToSpeechWav(path, wav);
+    const { gainDb } = await decodeToSpeechWav(path, wav);
     opts.onStats?.("decode", { wallSeconds: lap() });
+    log.debug("speech level", { gainDb: Number(gainDb.toFixed(1)) });
     progress(0.03);
 
     let vad: { frame_seconds: number; probs: number[] } | undefined;
@@ -148,13 +159,14 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
 
     const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
     lap();
-    const labelled =
+    const diarized =
       opts.diarize === false
         ? undefined
         : await labelSpeakers({ wav, samples: audio.samples, sampleRate: audio.sampleRate, regions, words: rawWords, numSpeakers: opts.numSpeakers, diarizer: opts.diarizer, signal: opts.signal });
-    const speakers = labelled?.speakers ?? rawWords.map(() => "Speaker 1");
+    const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
-    const words: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+    const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+    const words = opts.alignTurns === false ? labelled : numberedByFirstAppearance(realignTurns(labelled));
     const segments = segmentsFromWords(words);
     const speakerNames = detectSpeakerNames(segments);
     progress(1);
@@ -163,10 +175,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       segments,
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
-      speakerTurns: labelled?.turns ?? speakerTimeline(regions, words),
-      speakerActivity: labelled?.activity,
-      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5${labelled ? ` + ${labelled.engine}` : ""}`,
-      ...(labelled?.warning ? { warnings: [labelled.warning] } : {}),
+      speakerTurns: diarized?.turns ?? speakerTimeline(regions, words),
+      speakerActivity: diarized?.activity,
+      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5${diarized ? ` + ${diarized.engine}` : ""}`,
+      ...(diarized?.warning ? { warnings: [diarized.warning] } : {}),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { transcribeFile } from "../../src/pipeline/transcribe.ts";
-import { diarizationErrorRate, parseRttm, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
+import { diarizationErrorRate, normalizeWords, parseRttm, turnSentenceStats, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 const MEDIA = SHARED_MEDIA;
@@ -56,6 +56,8 @@ describe("transcribeFile", () => {
       let changes = 0;
       for (let i = 1; i < t.segments.length; i++) if (t.segments[i]!.speaker !== t.segments[i - 1]!.speaker) changes++;
       expect(changes).toBeGreaterThanOrEqual(4);
+      // Speaker changes sit on sentence ends (before turn realignment 3 of its 14 sentences were split).
+      expect(turnSentenceStats(t.words).splitSentences).toBeLessThanOrEqual(1);
     },
     SLOW,
   );
@@ -67,6 +69,44 @@ describe("transcribeFile", () => {
       expect(t.words.length).toBeGreaterThan(3);
       expect(t.segments.length).toBeGreaterThan(0);
       expect(t.words.every((w) => w.end <= 8)).toBe(true);
+    },
+    SLOW,
+  );
+
+  test(
+    "a quiet copy of the phone call transcribes to the same words",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "clipyard-quiet-"));
+      const words = async (path: string) => (await transcribeFile(path, { diarize: false })).words.map((w) => w.word).join(" ");
+      const quietCopy = async (volume: string) => {
+        const path = join(dir, `quiet-${volume}.wav`);
+        const made = Bun.spawnSync(["ffmpeg", "-v", "error", "-i", join(MEDIA, "two_speakers_call.wav"), "-af", `volume=${volume}`, "-c:a", "pcm_f32le", path]);
+        expect(made.exitCode).toBe(0);
+        return words(path);
+      };
+      const original = await words(join(MEDIA, "two_speakers_call.wav"));
+      expect(normalizeWords(original).length).toBeGreaterThan(50);
+      // 1/16 (-24.1 dB) scales every float exactly, so the level normalisation must give identical input.
+      expect(normalizeWords(await quietCopy("0.0625"))).toEqual(normalizeWords(original));
+      // At -25 dB, rounding flips the last bit of a few samples, and greedy decoding with the tiny model
+      // can turn on that: at most one word in 75 may differ.
+      const quiet = wordErrorRate(original, await quietCopy("-25dB"));
+      expect(quiet.substitutions + quiet.deletions + quiet.insertions).toBeLessThanOrEqual(1);
+    },
+    SLOW,
+  );
+
+  test(
+    "a quiet far-field meeting (-51 dB mean) still gives the words spoken in it",
+    async () => {
+      const t = await transcribeFile(join(MEDIA, "meeting_trn02.wav"));
+      expect(t.words.length).toBeGreaterThan(0);
+      // Its one stretch of speech in the reference is 20.7-21.4 s.
+      const [turn] = parseRttm(readFileSync(join(MEDIA, "meeting_trn02.rttm"), "utf8"));
+      for (const w of t.words) {
+        expect(w.start).toBeGreaterThan(turn!.start - 1);
+        expect(w.end).toBeLessThan(turn!.end + 1);
+      }
     },
     SLOW,
   );

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { diarizationErrorRate, normalizeWords, parseRttm, parseUem, turnsFromWords, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
+import { diarizationErrorRate, normalizeWords, parseRttm, parseTurnText, parseUem, turnSentenceStats, turnsFromWords, wordErrorRate, wordSpeakerErrors } from "../../scripts/bench/asr-scoring.ts";
 
 describe("word error rate", () => {
   test("ignores case and punctuation", () => {
@@ -66,5 +66,27 @@ describe("diarization error rate", () => {
       { speaker: "S2", start: 1.1, end: 2 },
       { speaker: "S1", start: 4, end: 5 },
     ]);
+  });
+});
+
+describe("turns and sentences", () => {
+  const words = (spec: string) =>
+    spec.split(" ").map((t, i) => {
+      const [word, speaker] = t.split("/");
+      return { word: word!, speaker: speaker!, start: i, end: i + 0.5 };
+    });
+  test("counts turn ends on sentence ends and sentences cut by a speaker change", () => {
+    const s = turnSentenceStats(words("Hello?/A Hello./B Where/B are/B you/A from?/A Texas./B"));
+    expect(s.changes).toBe(3);
+    expect(s.changesAtSentenceEnd).toBe(2);
+    expect(s.sentences).toBe(4);
+    expect(s.splitSentences).toBe(1);
+  });
+  test("words given to the wrong speaker, under the best speaker mapping", () => {
+    const ref = parseTurnText("Diane: Hello?\nSheila: Hello, who is this?\n");
+    expect(ref).toEqual([{ speaker: "Diane", text: "Hello?" }, { speaker: "Sheila", text: "Hello, who is this?" }]);
+    expect(wordSpeakerErrors(ref, words("Hello?/S1 Hello,/S2 who/S2 is/S2 this?/S2"))).toEqual({ aligned: 5, wrong: 0 });
+    // one word moved across the change, one recognised wrongly (still aligned), one missing (not counted)
+    expect(wordSpeakerErrors(ref, words("Hello?/S1 Hello,/S1 what/S2 this?/S2"))).toEqual({ aligned: 4, wrong: 1 });
   });
 });

@@ -1,0 +1,165 @@
+import { describe, expect, test } from "bun:test";
+import { realignTurns } from "../../src/pipeline/turns-realign.ts";
+import type { Word } from "../../src/pipeline/types.ts";
+
+/**
+ * Words with constructed timings: each 0.3 s long, 0.05 s apart, and `pause` seconds more after any
+ * word written with a trailing "|". Turns are [speaker, text] pairs.
+ */
+function spoken(turns: Array<[string, string]>, pause = 0.4): Word[] {
+  const out: Word[] = [];
+  let t = 0;
+  for (const [speaker, text] of turns) {
+    for (const raw of text.split(/\s+/).filter(Boolean)) {
+      const word = raw.replace(/\|$/, "");
+      out.push({ word, start: t, end: t + 0.3, speaker });
+      t += 0.35 + (raw.endsWith("|") ? pause : 0);
+    }
+  }
+  return out;
+}
+
+/** The words at `indices` lengthened to `seconds` each, later words shifted to keep their gaps. */
+function stretch(words: Word[], indices: number[], seconds: number): Word[] {
+  let shift = 0;
+  return words.map((w, i) => {
+    const start = w.start + shift;
+    if (indices.includes(i)) shift += seconds - (w.end - w.start);
+    return { ...w, start, end: w.end + shift };
+  });
+}
+
+/** The turns as "speaker: text" lines, for readable expectations. */
+function turnsOf(words: Word[]): string[] {
+  const out: string[] = [];
+  let cur: Word[] = [];
+  for (const w of [...words, undefined]) {
+    if (cur.length && (!w || w.speaker !== cur[0]!.speaker)) {
+      out.push(`${cur[0]!.speaker}: ${cur.map((x) => x.word).join(" ")}`);
+      cur = [];
+    }
+    if (w) cur.push(w);
+  }
+  return out;
+}
+
+describe("realignTurns", () => {
+  test("a change one word early (the next speaker given the last word) moves onto the sentence end", () => {
+    const words = spoken([
+      ["A", "Oh, I'm originally from Chicago also.| I'm in New Jersey now"],
+      ["B", "though.| Well, there isn't that much difference."],
+    ]);
+    expect(turnsOf(realignTurns(words))).toEqual([
+      "A: Oh, I'm originally from Chicago also. I'm in New Jersey now though.",
+      "B: Well, there isn't that much difference.",
+    ]);
+  });
+
+  test("a change one word late (the next speaker's first word kept) moves onto the sentence end", () => {
+    const words = spoken([
+      ["A", "This is Diane in New Jersey.| And"],
+      ["B", "I'm Sheila in Texas, originally from Chicago."],
+    ]);
+    expect(turnsOf(realignTurns(words))).toEqual(["A: This is Diane in New Jersey.", "B: And I'm Sheila in Texas, originally from Chicago."]);
+  });
+
+  test("of two sentence ends either side, the one followed by a pause wins", () => {
+    const words = spoken([
+      ["A", "That was really some great performance. Thank"],
+      ["B", "you.| Jack, what's your favourite album?"],
+    ]);
+    expect(turnsOf(realignTurns(words))).toEqual(["A: That was really some great performance. Thank you.", "B: Jack, what's your favourite album?"]);
+    const other = spoken([
+      ["A", "That was really some great performance.| Thank"],
+      ["B", "you. Jack, what's your favourite album?"],
+    ]);
+    expect(turnsOf(realignTurns(other))).toEqual(["A: That was really some great performance.", "B: Thank you. Jack, what's your favourite album?"]);
+  });
+
+  test("a one-word turn inside a sentence is merged; a one-word sentence stays a turn", () => {
+    const stray = spoken([
+      ["A", "So what album would"],
+      ["B", "you"],
+      ["A", "recommend to people who like jazz?"],
+    ]);
+    expect(turnsOf(realignTurns(stray))).toEqual(["A: So what album would you recommend to people who like jazz?"]);
+
+    const greetings = spoken([
+      ["A", "Hello?|"],
+      ["B", "Hello?|"],
+      ["A", "Oh, hello.| I didn't know you were there."],
+    ]);
+    expect(realignTurns(greetings)).toEqual(greetings);
+  });
+
+  test("a short turn that is part of a sentence joins the speaker of that sentence", () => {
+    // The diarizer split Diane's second sentence (as on the repeated phone call). Words alone cannot
+    // say whose it is; the shorter side yields, and the sentence stays whole.
+    const words = spoken([
+      ["A", "Oh, I'm originally from Chicago also.|"],
+      ["B", "I'm in New Jersey"],
+      ["A", "now though.|"],
+      ["C", "Well, there isn't that much difference."],
+    ]);
+    expect(turnsOf(realignTurns(words))).toEqual([
+      "A: Oh, I'm originally from Chicago also.",
+      "B: I'm in New Jersey now though.",
+      "C: Well, there isn't that much difference.",
+    ]);
+    const three = spoken([
+      ["A", "Oh, I'm originally from Chicago also.|"],
+      ["B", "I'm in Jersey"],
+      ["A", "now though, you know.|"],
+      ["C", "Well, there isn't that much difference."],
+    ]);
+    expect(turnsOf(realignTurns(three))[0]).toBe("A: Oh, I'm originally from Chicago also. I'm in Jersey now though, you know.");
+    // A short turn that starts a sentence finished by the next speaker goes with that speaker.
+    const start = spoken([
+      ["A", "They all call me a Yankee down here.|"],
+      ["B", "So, I"],
+      ["C", "don't hear that in New Jersey now."],
+    ]);
+    expect(turnsOf(realignTurns(start))).toEqual(["A: They all call me a Yankee down here.", "C: So, I don't hear that in New Jersey now."]);
+    // A capital after an unpunctuated word is whisper starting a sentence: an interjection stays.
+    const interjection = spoken([
+      ["A", "And what I wanted to say was"],
+      ["B", "Right, sure"],
+      ["A", "that we should all go."],
+    ]);
+    expect(realignTurns(interjection)).toEqual(interjection);
+  });
+
+  test("a true interruption is kept: the text starts a new sentence at the change", () => {
+    const words = spoken([
+      ["A", "And then we could just move the whole"],
+      ["B", "No.| Wait, that would break everything."],
+    ]);
+    expect(realignTurns(words)).toEqual(words);
+  });
+
+  test("a true interruption is kept: more than a second of the other's speech", () => {
+    const words = spoken([
+      ["A", "So which album would you"],
+      ["B", "really recommend?| I'd say the first one."],
+    ]);
+    // The two words the diarizer gave B last 0.65 s: too little to split the sentence for.
+    expect(turnsOf(realignTurns(words))).toEqual(["A: So which album would you really recommend?", "B: I'd say the first one."]);
+    // Spoken slowly, 1.25 s of B's speech: B cut in.
+    const slow = stretch(words, [5, 6], 0.6);
+    expect(realignTurns(slow)).toEqual(slow);
+    // The diarizer's own turns outweigh the word labels: here they say A spoke those words.
+    const turns = [{ speaker: "A", start: 0, end: slow[6]!.end }, { speaker: "B", start: slow[7]!.start, end: 99 }];
+    expect(turnsOf(realignTurns(slow, { turns }))[0]).toBe("A: So which album would you really recommend?");
+  });
+
+  test("changes at sentence ends and single-speaker transcripts are left alone", () => {
+    const words = spoken([
+      ["A", "Neither did I.|"],
+      ["B", "Okay, then I thought you know, I heard a beep."],
+    ]);
+    expect(realignTurns(words)).toEqual(words);
+    const one = spoken([["A", "Just me talking, no one else"]]);
+    expect(realignTurns(one)).toEqual(one);
+    expect(realignTurns([])).toEqual([]);
+  });
+});
