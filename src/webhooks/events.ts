@@ -4,14 +4,16 @@ import type { Db } from "../db/client.ts";
 import type { JobRow, WebhookRow } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { presentJob, type PresentContext } from "../jobs/present.ts";
+import type { ReviewEffect } from "../jobs/review.ts";
 import { activeWebhooksFor, insertDelivery, insertEvent } from "./store.ts";
 
-export const EVENT_TYPES = ["job.completed", "job.failed"] as const;
+/** The spec's two job events, then the extensions (docs/api.md lists them). */
+export const EVENT_TYPES = ["job.completed", "job.failed", "clip.reviewed"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The Event body (spec §2), serialized once: these exact bytes are signed and sent on every attempt. */
-export function eventPayload(id: string, type: EventType, createdMs: number, requestId: string, jobObject: unknown): string {
-  return JSON.stringify({ id, object: "event", type, created: unixSeconds(createdMs), request_id: requestId, data: { object: jobObject } });
+export function eventPayload(id: string, type: EventType, createdMs: number, requestId: string, jobObject: unknown, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ id, object: "event", type, created: unixSeconds(createdMs), request_id: requestId, data: { object: jobObject, ...extra } });
 }
 
 export function subscribes(hook: WebhookRow, type: EventType): boolean {
@@ -34,6 +36,24 @@ export function jobEventOutbox(db: Db, clock: Clock, present: PresentContext, on
     insertEvent(db, { id, orgId: job.orgId, env: job.env, type, jobId: job.id, requestId: job.requestId, createdAt: now, payload: eventPayload(id, type, now, job.requestId, presentJob(job, present)) });
     for (const hook of hooks) queueDelivery(db, { orgId: job.orgId, webhookId: hook.id, eventId: id, kind: "event", now });
     queueMicrotask(onQueued); // after the transaction commits (it is synchronous)
+  };
+}
+
+/**
+ * The outbox of guest reviews: a clip.reviewed event (the job as GET shows it, with the reviewed
+ * clip's id beside it) written in the review's transaction, to the job's world's subscribers.
+ */
+export function clipReviewedOutbox(db: Db, clock: Clock, present: PresentContext, onQueued: () => void): ReviewEffect {
+  return (job, clip, requestId) => {
+    const type: EventType = "clip.reviewed";
+    const hooks = activeWebhooksFor(db, { orgId: job.orgId, env: job.env }).filter((h) => subscribes(h, type));
+    if (hooks.length === 0) return;
+    const now = clock.now();
+    const id = newId("evt");
+    const payload = eventPayload(id, type, now, requestId, presentJob(job, present), { clip_id: clip.id, clip_rank: clip.rank });
+    insertEvent(db, { id, orgId: job.orgId, env: job.env, type, jobId: job.id, requestId, createdAt: now, payload });
+    for (const hook of hooks) queueDelivery(db, { orgId: job.orgId, webhookId: hook.id, eventId: id, kind: "event", now });
+    queueMicrotask(onQueued);
   };
 }
 
