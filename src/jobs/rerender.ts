@@ -62,9 +62,10 @@ export class RenderRequests {
       const clip = output.clips.find((c) => c.id === clipId);
       if (!clip) throw new ApiError("not_found", `No clip ${clipId} in job ${jobId}.`, "clip_id");
       const wanted = this.resolve(job, clip, params);
-      const pending = clip.render && (clip.render.status === "queued" || clip.render.status === "rendering");
-      // Nothing to do when the clip already is (or is about to become) what was asked for.
-      const unchanged = pending ? sameRender(clip.render!, wanted) : sameRender(currentRender(job, clip), wanted);
+      // Nothing to do when the clip already is (or is about to become) what was asked for: its latest
+      // render unless that failed (a sandbox render changes no files), else what its files are.
+      const basis = clip.render && clip.render.status !== "failed" ? clip.render : currentRender(job, clip);
+      const unchanged = sameRender(basis, wanted);
       if (unchanged && idempotencyKey === undefined) return { job, clip, replayed: false };
       const now = this.clock.now();
       const id = newId("rnd");
