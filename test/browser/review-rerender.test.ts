@@ -68,12 +68,17 @@ test("dashboard job page: Re-render gives one clip of a live job a new caption s
   const submitted = (await app.api("POST", "/v1/jobs", { key, body })).json;
   const done = await eventually(() => job(key, submitted.id), (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 280_000, what: "the live job" });
   expect(done.error).toBeNull();
-  const [first, second] = done.output.clips;
+  // The guest rejects clip 2 (a script holding the link); the job page shows the decision.
+  const rejected = await fetch(`${done.output.guest_share_url}/clips/2/review`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "decision=reject" });
+  expect(rejected.status).toBe(303);
+  const [first, second] = (await job(key, submitted.id)).output.clips;
+  expect(second.review.decision).toBe("rejected");
   expect(second).toBeDefined();
   const page = await signedInPage(browser, app, "rerender-browser");
   await page.goto(`${app.baseUrl}/dashboard/jobs`);
   await page.getByRole("link", { name: submitted.id }).click();
   await expect(page.locator('tr[data-clip="1"] [data-review]').textContent()).resolves.toBe("not reviewed");
+  await expect(page.locator('tr[data-clip="2"] [data-review]').getAttribute("data-review")).resolves.toBe("rejected");
   await page.getByLabel("Caption style of clip 1").selectOption("boxed");
   await page.locator('form[data-rerender="1"]').getByRole("button", { name: "Re-render" }).click();
   await expect(page.locator(".notice").textContent()).resolves.toContain("Re-render queued");

@@ -176,7 +176,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
   view("/dashboard/jobs/:id", (s, f, request, params) => {
     const row = ownJob(s.orgId, params.id!);
     if (!row) return html(frame(f, "Job not found", `<p class="muted">No job ${esc(params.id)} in this organisation.</p>`), 404);
-    return jobPage(f, row, presentJob(row, ctx.present), flashOf(request, s.orgId));
+    return jobPage({ ...f, current: "/dashboard/jobs" }, row, presentJob(row, ctx.present), flashOf(request, s.orgId));
   });
   action("/dashboard/jobs/:id/clips/:clip_id/renders", (s, form, params) => {
     const row = ownJob(s.orgId, params.id!);
