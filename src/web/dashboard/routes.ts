@@ -49,7 +49,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
       case "render_queued": return { notice: "Re-render queued: the clip's new files replace the old ones when it is done." };
       case "render_done": return { notice: "Re-render recorded (sandbox jobs render nothing; the clip's caption style is updated)." };
       case "render_unchanged": return { notice: "Nothing to re-render: the clip already has these settings." };
-      case "render_invalid": return { error: "Re-render refused: the end must come after the start, inside the episode, and at least one setting must be given." };
+      case "render_invalid": return { error: "Re-render refused: the times must be numbers, the end after the start, with a finished sentence between them." };
       case "render_unavailable": return { error: "This job's clips cannot be re-rendered: it is not complete, or its transcript checkpoint is gone." };
       default: return {};
     }
@@ -182,12 +182,16 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
     const row = ownJob(s.orgId, params.id!);
     const path = `/dashboard/jobs/${encodeURIComponent(params.id!)}`;
     if (!row) return redirect("/dashboard/jobs");
-    // Empty fields mean "keep the clip's value", like a field left out of the API request.
+    // Empty or untouched fields mean "keep the clip's value", like a field left out of the API
+    // request: an untouched time must not be snapped again when only the style changes.
+    const current = presentJob(row, ctx.present).output?.clips.find((c) => c.id === params.clip_id) as Record<string, unknown> | undefined;
     const fields: Record<string, unknown> = {};
     for (const name of ["caption_style", "start_time", "end_time"] as const) {
       const v = form.get(name)?.trim();
-      if (v) fields[name] = name === "caption_style" ? v : Number(v);
+      const value = name === "caption_style" ? v : Number(v);
+      if (v && value !== current?.[name]) fields[name] = value;
     }
+    if (Object.keys(fields).length === 0) return back(path, "render_unchanged");
     try {
       const body = parseOrThrow(ClipRenderCreateSchema, fields, () => "invalid_body");
       const before = row.output;
