@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { AppContext } from "../context.ts";
+import { RATE_LIMITS } from "../api/rate-limit.ts";
 import { requestIdOf } from "../api/request-id.ts";
 import { isoUtc } from "../clock.ts";
 import { jobOutputDir, parseFileRef, outputFiles, type StoredClip, type StoredOutput } from "../jobs/output.ts";
@@ -100,6 +101,11 @@ export async function reviewFromSharePage(ctx: AppContext, token: string, rank: 
   const found = findShared(ctx, token);
   if (!found || !/^[1-9][0-9]?$/.test(rank)) return notFound();
   if (!fromThisOrigin(ctx, request)) return refused(403, "Reviews are accepted only from the share page itself.");
+  // Each change of mind sends a webhook: a link's reviews get the API's write budget per key.
+  const budget = ctx.limiter.hit(`share-review:${found.job.id}`, RATE_LIMITS.write);
+  if (!budget.allowed) {
+    return new Response(page("Too many reviews", "<h1>Too many reviews</h1><p>Wait a minute and try again.</p>"), { status: 429, headers: { ...SHARE_HEADERS, "retry-after": String(budget.retryAfterSeconds) } });
+  }
   const decision = DECISIONS[(await readForm(request)).get("decision") as keyof typeof DECISIONS];
   if (!decision) return refused(400, "Choose approve or reject.");
   const reviewed = reviewClip(ctx.db, ctx.clock, ctx.reviewEffects, found.job.id, Number(rank), decision, requestIdOf(request));

@@ -86,3 +86,13 @@ test("reviews refuse cross-site posts, bad decisions, unknown clips and unknown 
   // A script holding the link (no browser headers) may review.
   expect((await review(share, 3, "approve", {})).status).toBe(303);
 });
+
+test("a share link's reviews share a budget of 60 a minute, like an API key's writes", async () => {
+  const key = app.key("review-budget");
+  const job = await completedJob(key);
+  const share = job.output.guest_share_url;
+  for (let i = 0; i < 60; i++) expect((await review(share, 1 + (i % 3), i % 2 ? "approve" : "reject")).status).toBe(303);
+  const over = await review(share, 1, "approve");
+  expect(over.status).toBe(429);
+  expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+});
