@@ -11,7 +11,10 @@ import { Scheduler } from "./jobs/scheduler.ts";
 import { JobTransitions } from "./jobs/transitions.ts";
 import { livePipeline } from "./pipeline/live.ts";
 import { SecretBox } from "./secrets.ts";
-import { jobEventOutbox } from "./webhooks/events.ts";
+import { clipReviewedOutbox, jobEventOutbox } from "./webhooks/events.ts";
+import { RenderRequests } from "./jobs/rerender.ts";
+import { ClipRenderWorker } from "./jobs/render-worker.ts";
+import { rerenderLiveClip } from "./pipeline/rerender.ts";
 import { DeliveryWorker } from "./webhooks/worker.ts";
 import { Billing } from "./billing/service.ts";
 import { loadBillingConfig } from "./billing/config.ts";
@@ -25,6 +28,7 @@ export interface Appliance {
   api: ReturnType<typeof buildApi>;
   deliveries: DeliveryWorker;
   feeds: FeedPoller;
+  renders: ClipRenderWorker;
 }
 
 /** The composition root: builds every service once and wires them together. */
@@ -47,6 +51,8 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     present,
     transitions,
     submitEffects: [],
+    reviewEffects: [clipReviewedOutbox(db, clock, present, () => deliveries.wake())],
+    renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake()),
     billing,
     uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes),
     wakeScheduler: () => scheduler?.wake(),
@@ -71,5 +77,6 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     timeScale: config.timeScale,
     housekeeping: [() => sweepExpiredUploads(db, clock, config.dataDir)],
   });
-  return { ctx, scheduler, deliveries, feeds, api: buildApi(ctx) };
+  const renders = new ClipRenderWorker(db, clock, config.dataDir, rerenderLiveClip);
+  return { ctx, scheduler, deliveries, feeds, renders, api: buildApi(ctx) };
 }

@@ -5,6 +5,8 @@ import type { SlidingWindowLimiter } from "./api/rate-limit.ts";
 import type { PresentContext } from "./jobs/present.ts";
 import type { JobTransitions } from "./jobs/transitions.ts";
 import type { SubmitEffect } from "./jobs/submit.ts";
+import type { ReviewEffect } from "./jobs/review.ts";
+import type { RenderRequests } from "./jobs/rerender.ts";
 import type { WebhookDeps } from "./webhooks/service.ts";
 import type { Billing } from "./billing/service.ts";
 import type { UploadService } from "./uploads/service.ts";
@@ -26,6 +28,10 @@ export interface AppContext {
   billing: Billing;
   /** POST /v1/uploads: tus and raw-body uploads (src/uploads/). */
   uploads: UploadService;
+  /** Effects committed with a guest's clip review (the clip.reviewed webhook outbox). */
+  reviewEffects: ReviewEffect[];
+  /** Clip re-renders: asked for over HTTP, run by the render worker. */
+  renders: RenderRequests;
   /** Nudges the scheduler after a submission so sandbox timing does not wait for the next poll. */
   wakeScheduler(): void;
 }

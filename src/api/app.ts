@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
-import { shareFile, sharePage } from "../web/share.ts";
+import { reviewFromSharePage, shareFile, sharePage } from "../web/share.ts";
 import { MAX_BODY_BYTES } from "./body.ts";
 import { errorBody } from "./error-body.ts";
 import { ApiError } from "./errors.ts";
@@ -9,6 +9,7 @@ import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
 import { createFeedRoute, deleteFeedRoute, listFeedsRoute } from "./routes/feeds.ts";
+import { createClipRenderRoute } from "./routes/clips.renders.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
@@ -77,6 +78,10 @@ export function buildApi(ctx: AppContext) {
     }, { parse: "none" })
     .get("/v1/jobs", ({ request, set }) => listJobsRoute(ctx, request, set.headers as Record<string, string>))
     .get("/v1/jobs/:id", ({ request, set, params }) => getJobRoute(ctx, request, set.headers as Record<string, string>, params.id))
+    .post("/v1/jobs/:id/clips/:clip_id/renders", ({ request, set, params }) => {
+      set.status = 202;
+      return createClipRenderRoute(ctx, request, set.headers as Record<string, string>, params.id, params.clip_id);
+    }, { parse: "none" })
     .post("/v1/webhooks", ({ request, set }) => {
       set.status = 201;
       return createWebhookRoute(ctx, request, set.headers as Record<string, string>);
@@ -105,6 +110,7 @@ export function buildApi(ctx: AppContext) {
     .get("/v1/feeds", ({ request, set }) => listFeedsRoute(ctx, request, set.headers as Record<string, string>))
     .delete("/v1/feeds/:id", ({ request, set, params }) => deleteFeedRoute(ctx, request, set.headers as Record<string, string>, params.id), { parse: "none" })
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
+    .post("/share/:token/clips/:rank/review", ({ params, request }) => reviewFromSharePage(ctx, params.token, params.rank, request), { parse: "none" })
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
   registerBillingRoutes(app as unknown as Elysia, ctx);
   registerDashboardRoutes(app as unknown as Elysia, ctx);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ERRORS } from "./errors.ts";
 import { FeedCreateSchema, FeedListSchema, FeedSchema } from "./schemas/feed.ts";
-import { JobCreateSchema, JobListSchema, JobSchema } from "./schemas/job.ts";
+import { ClipRenderCreateSchema, ClipSchema, JobCreateSchema, JobListSchema, JobSchema } from "./schemas/job.ts";
 import { RawUploadQuerySchema, UploadSchema } from "./schemas/upload.ts";
 import { WalletSchema } from "./schemas/wallet.ts";
 
@@ -32,6 +32,8 @@ export function openApiDocument() {
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
       schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Wallet: json(WalletSchema),
+        Clip: json(ClipSchema),
+        ClipRenderCreate: json(ClipRenderCreateSchema),
         Upload: json(UploadSchema),
         Feed: json(FeedSchema),
         FeedCreate: json(FeedCreateSchema),
@@ -62,6 +64,19 @@ export function openApiDocument() {
           summary: "Get a job",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           responses: { "200": { description: "Job", content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/jobs/{id}/clips/{clip_id}/renders": {
+        post: {
+          summary:
+            "Extension: re-render one clip of a complete job with another caption style, bounds (snapped to sentence edges) or formats, without transcribing again; never billed. Answers the clip, its `render` queued (live) or complete (sandbox: nothing is rendered).",
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "string" } },
+            { name: "clip_id", in: "path", required: true, schema: { type: "string" } },
+            { name: "Idempotency-Key", in: "header", schema: { type: "string", minLength: 8, maxLength: 255 } },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/ClipRenderCreate" } } } },
+          responses: { "202": { description: "The clip with its render state", content: { "application/json": { schema: { $ref: "#/components/schemas/Clip" } } } }, default: errorResponse },
         },
       },
       "/v1/uploads": {

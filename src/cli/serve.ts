@@ -9,10 +9,11 @@ export default async function serve(_argv: string[]): Promise<number> {
   setLogLevel(config.logLevel);
   // A previous run killed mid-job (kill -9, power loss) never removed its work folders.
   sweepDeadScratch();
-  const { api, scheduler, deliveries, feeds, ctx } = buildAppliance(config);
+  const { api, scheduler, deliveries, feeds, renders, ctx } = buildAppliance(config);
   api.listen({ hostname: config.host, port: config.port });
   scheduler.start();
   deliveries.start();
+  renders.start();
   feeds.start();
   const sweep = setInterval(() => ctx.limiter.sweep(), 60_000);
   log.info("clipyard listening", { url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, dataDir: config.dataDir });
@@ -25,6 +26,7 @@ export default async function serve(_argv: string[]): Promise<number> {
     await api.stop();
     await scheduler.stop();
     await deliveries.stop();
+    await renders.stop();
     await feeds.stop();
     ctx.db.$client.close();
     process.exit(0);

@@ -272,4 +272,28 @@ export const migrations: string[] = [
     CHECK ((job_id IS NULL) <> (skipped_reason IS NULL))
   );
   `,
+  /* 7: clip re-renders. One row per request, processed by the render worker under a lease (renders
+     take tens of seconds, so never inside the HTTP request). An Idempotency-Key is unique per
+     organisation and world; params is the canonical JSON of the snapped request. */ `
+  CREATE TABLE clip_renders (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL REFERENCES jobs(id),
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    env TEXT NOT NULL CHECK (env IN ('live','test')),
+    clip_id TEXT NOT NULL,
+    params TEXT NOT NULL,
+    idempotency_key TEXT,
+    request_hash TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued','rendering','complete','failed')),
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    completed_at INTEGER
+  );
+  CREATE INDEX clip_renders_due ON clip_renders(status, created_at);
+  CREATE INDEX clip_renders_clip ON clip_renders(job_id, clip_id, created_at);
+  CREATE UNIQUE INDEX clip_renders_idempotency ON clip_renders(org_id, env, idempotency_key) WHERE idempotency_key IS NOT NULL;
+  `,
 ];

@@ -260,3 +260,22 @@ export type CreditLotRow = typeof creditLots.$inferSelect;
 export type HoldRow = typeof billingHolds.$inferSelect;
 export type LedgerRow = typeof ledgerEntries.$inferSelect;
 export type ReceiptRow = typeof receipts.$inferSelect;
+
+export const clipRenders = sqliteTable("clip_renders", {
+  id: text("id").primaryKey(),
+  jobId: text("job_id").notNull(),
+  orgId: text("org_id").notNull(),
+  env: text("env", { enum: ["live", "test"] }).notNull(),
+  clipId: text("clip_id").notNull(),
+  params: text("params").notNull(),
+  idempotencyKey: text("idempotency_key"),
+  requestHash: text("request_hash").notNull(),
+  status: text("status", { enum: ["queued", "rendering", "complete", "failed"] }).notNull(),
+  leaseOwner: text("lease_owner"),
+  leaseExpiresAt: integer("lease_expires_at"),
+  attempts: integer("attempts").notNull(),
+  error: text("error"),
+  createdAt: integer("created_at").notNull(),
+  completedAt: integer("completed_at"),
+});
+export type ClipRenderRow = typeof clipRenders.$inferSelect;

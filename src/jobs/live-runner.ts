@@ -1,8 +1,8 @@
-import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { JobRow } from "../db/schema.ts";
 import { log } from "../log.ts";
 import { runStages, type LivePipeline } from "../pipeline/stage.ts";
+import { jobWorkDir } from "./output.ts";
 import { failureDetail, publicFailure } from "./failure.ts";
 import type { Lease, LiveRunner } from "./scheduler.ts";
 import type { JobTransitions } from "./transitions.ts";
@@ -27,7 +27,7 @@ export class StagedLiveRunner<S extends Record<string, unknown>> implements Live
     try {
       state = await runStages(this.pipeline.stages(job), {
         jobId: job.id,
-        workDir: join(this.config.dataDir, "jobs", job.id),
+        workDir: jobWorkDir(this.config.dataDir, job.id),
         initialState: this.pipeline.initialState(job),
         signal: lease.signal,
         onProgress: (stage, percent) => lease.heartbeat({ stage, percent }),

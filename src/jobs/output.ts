@@ -1,4 +1,6 @@
 import { join } from "node:path";
+import type { JobRow } from "../db/schema.ts";
+import { DEFAULT_CAPTION_STYLE } from "../pipeline/captions.ts";
 import type { ExportRefs } from "../pipeline/exports.ts";
 import type { ClipContent, Segment } from "../pipeline/types.ts";
 
@@ -21,6 +23,29 @@ export interface StoredClip extends ClipContent {
   title?: string;
   description?: string;
   hashtags?: string[];
+  /** Extension: the caption preset burned in (jobs completed before re-renders existed have none). */
+  caption_style?: string;
+  /** Extension: the guest's decision on the share page; absent until one is made. */
+  review?: ClipReview;
+  /** Extension: the latest re-render asked for this clip; absent until one is. */
+  render?: ClipRenderState;
+}
+
+export interface ClipReview {
+  decision: "approved" | "rejected";
+  reviewed_at: number;
+}
+
+export interface ClipRenderState {
+  id: string;
+  status: "queued" | "rendering" | "complete" | "failed";
+  caption_style: string;
+  start_time: number;
+  end_time: number;
+  formats: string[];
+  requested_at: number;
+  completed_at: number | null;
+  error: string | null;
 }
 
 export interface StoredOutput {
@@ -38,8 +63,16 @@ export interface StoredOutput {
   engine?: Record<string, string>;
 }
 
+/** The caption preset a clip carries: its own after a re-render, else the job's option, else the default. */
+export function clipCaptionStyle(job: JobRow, clip: StoredClip): string {
+  return clip.caption_style ?? (JSON.parse(job.options) as { caption_style?: string }).caption_style ?? DEFAULT_CAPTION_STYLE;
+}
+
+/** A live job's work folder: its stage checkpoint and acquired source, kept for re-renders. */
+export const jobWorkDir = (dataDir: string, jobId: string): string => join(dataDir, "jobs", jobId);
+
 /** Where a job's rendered files ("job:NAME") live on disk. */
-export const jobOutputDir = (dataDir: string, jobId: string): string => join(dataDir, "jobs", jobId, "out");
+export const jobOutputDir = (dataDir: string, jobId: string): string => join(jobWorkDir(dataDir, jobId), "out");
 
 export type FileRef = { kind: "fixture" | "job"; name: string };
 

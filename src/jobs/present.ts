@@ -1,7 +1,7 @@
 import { isoUtc } from "../clock.ts";
 import type { JobRow } from "../db/schema.ts";
-import type { Job } from "../api/schemas/job.ts";
-import { parseFileRef, type StoredOutput } from "./output.ts";
+import type { Clip, Job } from "../api/schemas/job.ts";
+import { clipCaptionStyle, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "./output.ts";
 import { shareToken } from "./share.ts";
 
 export interface PresentContext {
@@ -17,6 +17,45 @@ function fileUrl(base: string, ref: string): string {
   const parsed = parseFileRef(ref);
   if (!parsed) throw new Error(`bad stored file reference ${ref}`);
   return `${base}/files/${parsed.name}`;
+}
+
+/** One clip as the API shows it (in a job, and alone as a re-render's answer). */
+export function presentClip(c: StoredClip, base: string, row: JobRow): Clip {
+  return {
+    id: c.id,
+    rank: c.rank,
+    category: c.category,
+    hook: c.hook,
+    pull_quote: c.pull_quote,
+    start_time: c.start_time,
+    end_time: c.end_time,
+    duration_seconds: c.duration_seconds,
+    rendered_urls: Object.fromEntries(Object.entries(c.files).map(([dest, ref]) => [dest, fileUrl(base, ref)])),
+    transcript_text: c.transcript_text,
+    ...(c.score !== undefined ? { score: c.score } : {}),
+    ...(c.reason !== undefined ? { reason: c.reason } : {}),
+    ...(c.captions ? { captions_srt_url: fileUrl(base, c.captions.srt), captions_vtt_url: fileUrl(base, c.captions.vtt) } : {}),
+    ...(c.title !== undefined ? { title: c.title } : {}),
+    ...(c.description !== undefined ? { description: c.description } : {}),
+    ...(c.hashtags !== undefined ? { hashtags: c.hashtags } : {}),
+    caption_style: clipCaptionStyle(row, c),
+    ...(c.review ? { review: { decision: c.review.decision, reviewed_at: isoUtc(c.review.reviewed_at) } } : {}),
+    ...(c.render ? { render: presentRender(c.render) } : {}),
+  };
+}
+
+function presentRender(r: ClipRenderState) {
+  return {
+    id: r.id,
+    status: r.status,
+    caption_style: r.caption_style,
+    start_time: r.start_time,
+    end_time: r.end_time,
+    formats: r.formats,
+    requested_at: isoUtc(r.requested_at),
+    completed_at: r.completed_at === null ? null : isoUtc(r.completed_at),
+    error: r.error,
+  };
 }
 
 /** The API's Job object for a stored row: the single serializer used by GET, lists, webhooks and MCP. */
@@ -39,24 +78,7 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
     const out = JSON.parse(row.output) as StoredOutput;
     const base = shareBaseUrl(ctx, row.id);
     job.output = {
-      clips: out.clips.map((c) => ({
-        id: c.id,
-        rank: c.rank,
-        category: c.category,
-        hook: c.hook,
-        pull_quote: c.pull_quote,
-        start_time: c.start_time,
-        end_time: c.end_time,
-        duration_seconds: c.duration_seconds,
-        rendered_urls: Object.fromEntries(Object.entries(c.files).map(([dest, ref]) => [dest, fileUrl(base, ref)])),
-        transcript_text: c.transcript_text,
-        ...(c.score !== undefined ? { score: c.score } : {}),
-        ...(c.reason !== undefined ? { reason: c.reason } : {}),
-        ...(c.captions ? { captions_srt_url: fileUrl(base, c.captions.srt), captions_vtt_url: fileUrl(base, c.captions.vtt) } : {}),
-        ...(c.title !== undefined ? { title: c.title } : {}),
-        ...(c.description !== undefined ? { description: c.description } : {}),
-        ...(c.hashtags !== undefined ? { hashtags: c.hashtags } : {}),
-      })),
+      clips: out.clips.map((c) => presentClip(c, base, row)),
       trailer: out.trailer ? { url: fileUrl(base, out.trailer.file), duration_seconds: out.trailer.duration_seconds } : null,
       guest_share_url: base,
       show_notes: out.show_notes,

@@ -166,3 +166,8 @@ export function markFailed(db: Db, id: string, code: string, message: string, no
     .returning()
     .get();
 }
+
+/** Rewrites a complete job's stored output (a review or a re-render changed one clip). */
+export function replaceOutput(db: Db, id: string, output: string): JobRow | undefined {
+  return db.update(jobs).set({ output }).where(and(eq(jobs.id, id), eq(jobs.status, "complete"))).returning().get();
+}

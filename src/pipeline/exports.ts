@@ -159,6 +159,14 @@ export function otioTimeline(input: Pick<ExportInput, "title" | "clips" | "sourc
   };
 }
 
+/** Writes one clip's caption sidecars as `<baseName>.srt` and `.vtt` in `dir`; returns their file names. */
+export function writeClipCaptions(dir: string, words: Word[], clip: ExportClip, baseName: string): { srt: string; vtt: string } {
+  const cues = clipCaptionCues(words, clip);
+  writeFileSync(join(dir, `${baseName}.srt`), subtitleFile(cues, "SRT"));
+  writeFileSync(join(dir, `${baseName}.vtt`), subtitleFile(cues, "WebVTT"));
+  return { srt: `${baseName}.srt`, vtt: `${baseName}.vtt` };
+}
+
 /** Writes every export into `dir` and returns their file names. */
 export function writeExports(dir: string, input: ExportInput): ExportFiles {
   const names = input.speakerNames ?? {};
@@ -166,10 +174,7 @@ export function writeExports(dir: string, input: ExportInput): ExportFiles {
     writeFileSync(join(dir, name), text);
     return name;
   };
-  const clips = input.clips.map((clip, i) => {
-    const cues = clipCaptionCues(input.words, clip);
-    return { srt: write(`clip${i + 1}.srt`, subtitleFile(cues, "SRT")), vtt: write(`clip${i + 1}.vtt`, subtitleFile(cues, "WebVTT")) };
-  });
+  const clips = input.clips.map((clip, i) => writeClipCaptions(dir, input.words, clip, `clip${i + 1}`));
   const cues = transcriptCues(input.words, names);
   return {
     clips,

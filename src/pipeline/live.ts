@@ -256,7 +256,7 @@ function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: string): st
   return extname(named) ? named : `source${extname(acquiredPath)}`;
 }
 
-function audiogramCard(notes: string, t: Transcript) {
+export function audiogramCard(notes: string, t: Transcript) {
   const title = notesTitle(notes) ?? "Episode";
   const turns = t.speakerTurns ?? t.segments;
   return { title, speakers: turns.map((s) => ({ start: s.start, end: s.end, name: t.speakerNames?.[s.speaker] ?? s.speaker })) };

@@ -53,7 +53,7 @@ interface Checkpoint<S> {
   state: S;
 }
 
-function readCheckpoint<S>(workDir: string): Checkpoint<S> | undefined {
+export function readCheckpoint<S>(workDir: string): Checkpoint<S> | undefined {
   const path = join(workDir, "checkpoint.json");
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Checkpoint<S>) : undefined;
 }

@@ -1,6 +1,11 @@
 import { join } from "node:path";
 import type { AppContext } from "../context.ts";
-import { jobOutputDir, parseFileRef, outputFiles, type StoredOutput } from "../jobs/output.ts";
+import { RATE_LIMITS } from "../api/rate-limit.ts";
+import { requestIdOf } from "../api/request-id.ts";
+import { isoUtc } from "../clock.ts";
+import { jobOutputDir, parseFileRef, outputFiles, type StoredClip, type StoredOutput } from "../jobs/output.ts";
+import { reviewClip } from "../jobs/review.ts";
+import { readForm } from "./dashboard/router.ts";
 import { shareTokenHash } from "../jobs/share.ts";
 import { getJobByShareHash } from "../jobs/store.ts";
 import { fixturePath } from "../sandbox/fixtures.ts";
@@ -14,9 +19,9 @@ function findShared(ctx: AppContext, token: string) {
   return job && job.status === "complete" && job.output ? { job, output: JSON.parse(job.output) as StoredOutput } : undefined;
 }
 
-/** The dashboard's headers, with the players allowed to load same-origin media and no forms at all. */
+/** The dashboard's headers, with the players allowed to load same-origin media and forms only to this origin (the review buttons). */
 const SHARE_HEADERS = {
-  ...htmlSecurityHeaders("media-src 'self'; form-action 'none'"),
+  ...htmlSecurityHeaders("media-src 'self'; form-action 'self'"),
   "referrer-policy": "no-referrer",
   "x-robots-tag": "noindex",
 };
@@ -39,13 +44,14 @@ export function sharePage(ctx: AppContext, token: string): Response {
       const vertical = c.files.linkedin ? src(c.files.linkedin) : undefined;
       const wide = c.files.x ? src(c.files.x) : undefined;
       // The page is public: clips are told apart by rank, never by their ids (which embed the job's).
-      return `<article class="card" data-rank="${c.rank}">
+      return `<article class="card" id="clip-${c.rank}" data-rank="${c.rank}" data-review="${c.review?.decision ?? "none"}">
   <div><span class="tag">#${c.rank}</span><span class="tag">${esc(c.category)}</span><span class="muted">${fmtTime(c.start_time)}–${fmtTime(c.end_time)} · ${Math.round(c.duration_seconds)} s</span></div>
   <video controls preload="metadata" playsinline src="${esc(vertical ?? wide ?? "")}#t=0.5"></video>
   <p><strong>${esc(c.hook)}</strong></p>
   <blockquote>${esc(c.pull_quote)}</blockquote>
   ${vertical ? `<a class="btn" download href="${esc(vertical)}">Download 9:16</a>` : ""}${wide ? `<a class="btn" download href="${esc(wide)}">Download 16:9</a>` : ""}
   ${c.captions ? `<p class="muted">Captions: <a download href="${esc(src(c.captions.srt))}">SRT</a> · <a download href="${esc(src(c.captions.vtt))}">VTT</a></p>` : ""}
+  ${reviewForm(token, c)}
 </article>`;
     })
     .join("\n");
@@ -54,7 +60,57 @@ export function sharePage(ctx: AppContext, token: string): Response {
     : "";
   const body = `<header><p class="muted">Shared with you</p><h1>${esc(title)}</h1><p class="muted">${output.clips.length} clips ready to post. Play them here or download them.</p></header>
 ${trailer}<section class="grid">${clips}</section>${exportsSection(output, src)}`;
-  return new Response(page(title, body), { headers: SHARE_HEADERS });
+  return new Response(page(title, body, REVIEW_STYLE), { headers: SHARE_HEADERS });
+}
+
+const REVIEW_STYLE = `<style>
+button.btn{display:inline-block;margin:6px 8px 0 0;padding:6px 12px;border-radius:8px;border:0;background:var(--accent);color:#fff;font:inherit;font-size:.9rem;cursor:pointer}
+button.btn.plain{background:transparent;color:var(--accent);border:1px solid var(--accent)}
+.review-form{margin-top:10px;border-top:1px solid #8883;padding-top:8px}.review{margin:0}.review.approved strong{color:#1a7f37}.review.rejected strong{color:#c62828}
+</style>`;
+
+const DECISIONS = { approve: "approved", reject: "rejected" } as const;
+
+/** The guest's approve/reject buttons: a plain same-origin form, so the page needs no script. */
+function reviewForm(token: string, c: StoredClip): string {
+  const state = c.review
+    ? `<p class="review ${c.review.decision}" role="status"><strong>${c.review.decision === "approved" ? "✓ Approved" : "✗ Rejected"}</strong> <span class="muted">${esc(isoUtc(c.review.reviewed_at).replace("T", " ").slice(0, 16))} UTC</span></p>`
+    : `<p class="muted">Not reviewed yet.</p>`;
+  return `<form method="post" action="/share/${esc(token)}/clips/${c.rank}/review" class="review-form">${state}
+    <button class="btn" type="submit" name="decision" value="approve" aria-label="Approve clip ${c.rank}">Approve</button>
+    <button class="btn plain" type="submit" name="decision" value="reject" aria-label="Reject clip ${c.rank}">Reject</button></form>`;
+}
+
+/**
+ * A browser form post from this page, not from another site: the share link is the credential, so a
+ * page elsewhere must not make a visitor's browser post decisions with it. The page sends no referrer,
+ * so Chromium's Origin on its own posts is "null"; Sec-Fetch-Site tells same-origin from cross-site.
+ * Clients that send neither header (scripts holding the link) are not browsers being tricked.
+ */
+function fromThisOrigin(ctx: AppContext, request: Request): boolean {
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null) return site === "same-origin";
+  const origin = request.headers.get("origin");
+  return origin === null || origin === new URL(request.url).origin || origin === new URL(ctx.config.publicUrl).origin;
+}
+
+const refused = (status: number, message: string) => new Response(page("Refused", `<h1>Refused</h1><p>${esc(message)}</p>`), { status, headers: SHARE_HEADERS });
+
+/** POST /share/{token}/clips/{rank}/review: a guest approves or rejects one clip (form field `decision`). */
+export async function reviewFromSharePage(ctx: AppContext, token: string, rank: string, request: Request): Promise<Response> {
+  const found = findShared(ctx, token);
+  if (!found || !/^[1-9][0-9]?$/.test(rank)) return notFound();
+  if (!fromThisOrigin(ctx, request)) return refused(403, "Reviews are accepted only from the share page itself.");
+  // Each change of mind sends a webhook: a link's reviews get the API's write budget per key.
+  const budget = ctx.limiter.hit(`share-review:${found.job.id}`, RATE_LIMITS.write);
+  if (!budget.allowed) {
+    return new Response(page("Too many reviews", "<h1>Too many reviews</h1><p>Wait a minute and try again.</p>"), { status: 429, headers: { ...SHARE_HEADERS, "retry-after": String(budget.retryAfterSeconds) } });
+  }
+  const decision = DECISIONS[(await readForm(request)).get("decision") as keyof typeof DECISIONS];
+  if (!decision) return refused(400, "Choose approve or reject.");
+  const reviewed = reviewClip(ctx.db, ctx.clock, ctx.reviewEffects, found.job.id, Number(rank), decision, requestIdOf(request));
+  if (!reviewed) return notFound();
+  return new Response(null, { status: 303, headers: { location: `/share/${token}#clip-${rank}`, "referrer-policy": "no-referrer", "cache-control": "no-store" } });
 }
 
 const EXPORT_LABELS: Array<[keyof NonNullable<StoredOutput["exports"]>, string]> = [

@@ -153,6 +153,13 @@ const cases: Record<string, (w: World) => Promise<void>> = {
     expect(theirs.json.livemode).toBe(w.env !== "live");
     for (const [k, id] of [[w.key, theirs.json.id], [other(w).key, mine.json.id]] as const) expectNotFound(await app.api("GET", `/v1/jobs/${id}`, { key: k }));
   },
+  "POST /v1/jobs/:id/clips/:clip_id/renders": async (w) => {
+    // The other world's job is an unknown id; this world's (failed) job is found but has no clips.
+    expectNotFound(await app.api("POST", `/v1/jobs/${other(w).jobId}/clips/clip_x/renders`, { key: w.key, body: { caption_style: "boxed" } }));
+    const mine = await app.api("POST", `/v1/jobs/${w.jobId}/clips/clip_x/renders`, { key: w.key, body: { caption_style: "boxed" } });
+    expect(mine.status).toBe(409);
+    expect(mine.json.error).toMatchObject({ code: "job_not_complete", param: "id" });
+  },
   "POST /v1/webhooks": async (w) => {
     const created = await app.api("POST", "/v1/webhooks", { key: w.key, body: { url: "https://hooks.example.com/x", events: ["job.failed"] } });
     expect(created.status).toBe(201);

@@ -31,5 +31,5 @@ test("wrong types say what is wrong, missing fields are required", async () => {
   expectInvalid(await register(5), "invalid_webhook_url", "url", "url: must be a string, not 5");
   expectInvalid(await register(undefined), "invalid_webhook_url", "url", "url is required.");
   expectInvalid(await register("https://hooks.example.com/x", "job.failed"), "invalid_events", "events", "events: must be an array, not a string");
-  expectInvalid(await register("https://hooks.example.com/x", ["job.started"]), "invalid_events", "events.0", 'events.0: must be one of "job.completed", "job.failed"');
+  expectInvalid(await register("https://hooks.example.com/x", ["job.started"]), "invalid_events", "events.0", 'events.0: must be one of "job.completed", "job.failed", "clip.reviewed"');
 });

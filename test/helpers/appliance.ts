@@ -30,6 +30,7 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
   if (opts.scheduler !== false) {
     appliance.scheduler.start();
     appliance.deliveries.start();
+    appliance.renders.start();
     appliance.feeds.start();
   }
   return {
@@ -37,6 +38,7 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
     scheduler: appliance.scheduler,
     deliveries: appliance.deliveries,
     feeds: appliance.feeds,
+    renders: appliance.renders,
     http: appliance.api,
     baseUrl,
     dataDir,
@@ -61,6 +63,7 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
     async stop() {
       await appliance.scheduler.stop(100);
       await appliance.deliveries.stop();
+      await appliance.renders.stop();
       await appliance.feeds.stop();
       await appliance.api.stop(true);
       appliance.ctx.db.$client.close();

@@ -17,7 +17,7 @@ function codeFor(param: string): ErrorCode {
   return "invalid_body";
 }
 
-function idempotencyKey(request: Request): string | undefined {
+export function idempotencyKey(request: Request): string | undefined {
   const key = request.headers.get("idempotency-key");
   if (key === null) return undefined;
   if (key.length < 8 || key.length > 255) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CAPTION_STYLES } from "../../pipeline/captions.ts";
+import { FORMATS, type ClipFormat } from "../../pipeline/render-graph.ts";
 import { SOURCE_TYPES } from "../../jobs/source-url.ts";
 import { BoundedUrlSchema, MAX_URL_LENGTH } from "./url.ts";
 import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../../pipeline/highlights.ts";
@@ -55,6 +56,30 @@ export const JobCreateSchema = z
 export type JobCreate = z.infer<typeof JobCreateSchema>;
 export type JobOptions = z.infer<typeof JobOptionsSchema>;
 
+export const ClipRenderStateSchema = z.object({
+  id: z.string().describe("rnd_ prefix"),
+  status: z.enum(["queued", "rendering", "complete", "failed"]),
+  caption_style: z.string(),
+  start_time: z.number().describe("snapped to sentence edges"),
+  end_time: z.number().describe("snapped to sentence edges"),
+  formats: z.array(z.string()),
+  requested_at: z.string(),
+  completed_at: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+/** POST /v1/jobs/{id}/clips/{clip_id}/renders (extension): what to change; anything left out keeps the clip's value. */
+export const ClipRenderCreateSchema = z
+  .object({
+    caption_style: z.enum(CAPTION_STYLES).optional().describe(`Caption preset: ${CAPTION_STYLES.join(", ")}.`),
+    start_time: z.number().min(0).optional().describe("Seconds into the source; snapped to the nearest sentence start"),
+    end_time: z.number().positive().optional().describe("Seconds into the source; snapped to the nearest finished sentence's end after the start"),
+    formats: z.array(z.enum(Object.keys(FORMATS) as [ClipFormat, ...ClipFormat[]])).min(1).optional().describe("The formats the clip has afterwards (linkedin 9:16, x 16:9); default its current ones"),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: "name at least one of caption_style, start_time, end_time, formats" })
+  .refine((b) => b.start_time === undefined || b.end_time === undefined || b.end_time > b.start_time, { message: "must be after start_time", path: ["end_time"] });
+
 export const ClipSchema = z.object({
   id: z.string().describe("clip_ prefix"),
   rank: z.number().int().describe("1 is best"),
@@ -73,7 +98,15 @@ export const ClipSchema = z.object({
   title: z.string().max(70).optional().describe("Extension (posting copy): the clip's title, at most 70 characters"),
   description: z.string().optional().describe("Extension (posting copy): one or two sentences to post with the clip"),
   hashtags: z.array(z.string().regex(/^#[\p{L}\p{N}]+$/u)).min(3).max(5).optional().describe("Extension (posting copy): 3-5 hashtags, '#' included"),
+  caption_style: z.string().optional().describe("Extension: the caption preset burned into the clip's files"),
+  review: z
+    .object({ decision: z.enum(["approved", "rejected"]), reviewed_at: z.string() })
+    .optional()
+    .describe("Extension: the guest's decision on the share page; absent until one is made"),
+  render: ClipRenderStateSchema.optional().describe("Extension: the latest re-render asked for this clip; absent until one is"),
 });
+
+export type Clip = z.infer<typeof ClipSchema>;
 
 export const TranscriptSegmentSchema = z.object({
   speaker: z.string(),

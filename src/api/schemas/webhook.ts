@@ -5,7 +5,7 @@ import { BoundedUrlSchema, MAX_URL_LENGTH } from "./url.ts";
 export const WebhookCreateSchema = z
   .object({
     url: BoundedUrlSchema.describe(`HTTPS endpoint, at most ${MAX_URL_LENGTH} characters (http and LAN addresses only where the operator allows them)`),
-    events: z.array(z.enum(EVENT_TYPES)).min(1, "events must name at least one of job.completed, job.failed"),
+    events: z.array(z.enum(EVENT_TYPES)).min(1, `events must name at least one of ${EVENT_TYPES.join(", ")}`),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import { isoUtc } from "../../clock.ts";
 import type { ApiKeyRow, CreditLotRow, HoldRow, JobRow, LedgerRow, ReceiptRow, TopupRow } from "../../db/schema.ts";
-import type { Job } from "../../api/schemas/job.ts";
+import type { Clip, Job } from "../../api/schemas/job.ts";
+import { CAPTION_STYLES } from "../../pipeline/captions.ts";
 import { formatUsd, PRICE_CENTS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS, FREE_TIER_JOBS } from "../../billing/pricing.ts";
 import type { WalletSummary } from "../../billing/wallet.ts";
 import { esc, page } from "../html.ts";
@@ -198,13 +199,46 @@ export function jobsPage(f: Frame, jobs: Array<{ row: JobRow; job: Job; charge: 
         for (const c of job.output.clips) for (const [dest, url] of Object.entries(c.rendered_urls)) links.push(`<a href="${esc(url)}">#${c.rank} ${esc(dest)}</a>`);
         outputs = links.join(" · ");
       } else if (job.error) outputs = `<span class="muted">${esc(job.error.code)}</span>`;
-      return `<tr><td><code>${esc(row.id)}</code></td><td>${row.env === "live" ? "live" : "sandbox"}</td><td>${esc(row.sourceType)}</td><td>${row.status}${job.progress ? ` · ${esc(job.progress.stage)} ${job.progress.percent}%` : ""}</td><td>${date(row.createdAt)}</td><td>${charge}</td><td>${outputs}</td></tr>`;
+      return `<tr><td><a href="/dashboard/jobs/${esc(row.id)}"><code>${esc(row.id)}</code></a></td><td>${row.env === "live" ? "live" : "sandbox"}</td><td>${esc(row.sourceType)}</td><td>${row.status}${job.progress ? ` · ${esc(job.progress.stage)} ${job.progress.percent}%` : ""}</td><td>${date(row.createdAt)}</td><td>${charge}</td><td>${outputs}</td></tr>`;
     })
     .join("");
   return frame(
     f,
     "Jobs",
     `<section class="card"><table id="jobs"><thead><tr><th>Job</th><th>Env</th><th>Source</th><th>Status</th><th>Created</th><th>Charge</th><th>Outputs</th></tr></thead><tbody>${rows || `<tr><td colspan="7" class="muted">No jobs yet.</td></tr>`}</tbody></table></section>`,
+  );
+}
+
+const reviewCell = (c: Clip): string =>
+  c.review ? `<span data-review="${c.review.decision}">${c.review.decision === "approved" ? "✓ approved" : "✗ rejected"}</span><br><span class="muted">${esc(c.review.reviewed_at.replace("T", " ").slice(0, 16))} UTC</span>` : `<span class="muted" data-review="none">not reviewed</span>`;
+
+const renderCell = (c: Clip): string =>
+  c.render ? `<span data-render="${c.render.status}">${c.render.status}</span>${c.render.error ? `<br><span class="muted">${esc(c.render.error)}</span>` : ""}` : `<span class="muted">original</span>`;
+
+function rerenderForm(f: Frame, jobId: string, c: Clip): string {
+  const styles = CAPTION_STYLES.map((st) => `<option value="${st}"${st === c.caption_style ? " selected" : ""}>${st}</option>`).join("");
+  return `<form method="post" action="/dashboard/jobs/${esc(jobId)}/clips/${esc(c.id)}/renders" data-rerender="${c.rank}">${csrfField(f.csrf)}
+<select name="caption_style" aria-label="Caption style of clip ${c.rank}">${styles}</select>
+<input name="start_time" inputmode="decimal" size="7" value="${c.start_time}" aria-label="Start of clip ${c.rank} (seconds)">–<input name="end_time" inputmode="decimal" size="7" value="${c.end_time}" aria-label="End of clip ${c.rank} (seconds)">
+<button type="submit">Re-render</button></form>`;
+}
+
+/** One job: its clips with the guest's review decisions and a re-render form each (times are snapped to sentence edges). */
+export function jobPage(f: Frame, row: JobRow, job: Job, flash?: Flash): string {
+  const head = `<p><code>${esc(row.id)}</code> · ${worldName(row.env)} · ${esc(row.sourceType)} · ${row.status}${job.output ? ` · <a href="${esc(job.output.guest_share_url)}">share page</a>` : ""}</p>`;
+  if (!job.output) return frame(f, "Job", `${head}<p class="muted">Clips appear here once the job is complete.</p>`, flash);
+  const rows = job.output.clips
+    .map((c) => {
+      const links = Object.entries(c.rendered_urls).map(([dest, url]) => `<a href="${esc(url)}">${esc(dest)}</a>`).join(" · ");
+      return `<tr data-clip="${c.rank}"><td>#${c.rank}</td><td><strong>${esc(c.title ?? c.hook)}</strong><br><span class="muted">${c.start_time.toFixed(2)}–${c.end_time.toFixed(2)} s · ${esc(c.caption_style ?? "")}</span><br>${links}</td><td>${reviewCell(c)}</td><td>${renderCell(c)}</td><td>${rerenderForm(f, row.id, c)}</td></tr>`;
+    })
+    .join("");
+  return frame(
+    f,
+    "Job",
+    `${head}<section class="card"><h2>Clips</h2><p class="muted">Re-render a clip with another caption style or other times (snapped to the nearest sentence edges); it is not billed again and no other clip changes.</p>
+<table id="clips"><thead><tr><th>Rank</th><th>Clip</th><th>Guest review</th><th>Render</th><th>Re-render</th></tr></thead><tbody>${rows}</tbody></table></section>`,
+    flash,
   );
 }
 

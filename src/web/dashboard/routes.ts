@@ -8,10 +8,12 @@ import { listActiveHolds, listLedger, listLots, walletSummary } from "../../bill
 import type { AppContext } from "../../context.ts";
 import { jobCharges } from "../../db/schema.ts";
 import { presentJob } from "../../jobs/present.ts";
-import { listJobs } from "../../jobs/store.ts";
+import { getJobById, listJobs } from "../../jobs/store.ts";
+import { ClipRenderCreateSchema } from "../../api/schemas/job.ts";
+import { parseOrThrow } from "../../api/validate.ts";
 import { ENVS } from "../../accounts/scope.ts";
-import { page } from "../html.ts";
-import { frame, type Flash, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage } from "./pages.ts";
+import { esc, page } from "../html.ts";
+import { frame, type Flash, jobPage, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage } from "./pages.ts";
 import { dashboardRouter, html, readForm, redirect } from "./router.ts";
 import { clearedSessionCookie, endSession, redeemLoginToken, sessionCookie, SESSION_TTL_MS } from "./session.ts";
 
@@ -44,6 +46,11 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
       case "email_saved": return { notice: "Receipts will be mailed to the billing email." };
       case "email_cleared": return { notice: "Receipts will not be mailed." };
       case "email_invalid": return { error: "That is not an email address." };
+      case "render_queued": return { notice: "Re-render queued: the clip's new files replace the old ones when it is done." };
+      case "render_done": return { notice: "Re-render recorded (sandbox jobs render nothing; the clip's caption style is updated)." };
+      case "render_unchanged": return { notice: "Nothing to re-render: the clip already has these settings." };
+      case "render_invalid": return { error: "Re-render refused: the times must be numbers, the end after the start, with a finished sentence between them." };
+      case "render_unavailable": return { error: "This job's clips cannot be re-rendered: it is not complete, or its transcript checkpoint is gone." };
       default: return {};
     }
   };
@@ -159,5 +166,41 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
         return { row, job: presentJob(row, ctx.present), charge };
       }),
     );
+  });
+
+  // --- one job: its clips, their review decisions, and a re-render form per clip ---
+  const ownJob = (orgId: string, id: string) => {
+    const row = getJobById(ctx.db, id);
+    return row && row.orgId === orgId ? row : undefined;
+  };
+  view("/dashboard/jobs/:id", (s, f, request, params) => {
+    const row = ownJob(s.orgId, params.id!);
+    if (!row) return html(frame(f, "Job not found", `<p class="muted">No job ${esc(params.id)} in this organisation.</p>`), 404);
+    return jobPage({ ...f, current: "/dashboard/jobs" }, row, presentJob(row, ctx.present), flashOf(request, s.orgId));
+  });
+  action("/dashboard/jobs/:id/clips/:clip_id/renders", (s, form, params) => {
+    const row = ownJob(s.orgId, params.id!);
+    const path = `/dashboard/jobs/${encodeURIComponent(params.id!)}`;
+    if (!row) return redirect("/dashboard/jobs");
+    // Empty or untouched fields mean "keep the clip's value", like a field left out of the API
+    // request: an untouched time must not be snapped again when only the style changes.
+    const current = presentJob(row, ctx.present).output?.clips.find((c) => c.id === params.clip_id) as Record<string, unknown> | undefined;
+    const fields: Record<string, unknown> = {};
+    for (const name of ["caption_style", "start_time", "end_time"] as const) {
+      const v = form.get(name)?.trim();
+      const value = name === "caption_style" ? v : Number(v);
+      if (v && value !== current?.[name]) fields[name] = value;
+    }
+    if (Object.keys(fields).length === 0) return back(path, "render_unchanged");
+    try {
+      const body = parseOrThrow(ClipRenderCreateSchema, fields, () => "invalid_body");
+      const before = row.output;
+      const { clip } = ctx.renders.request({ orgId: s.orgId, env: row.env }, row.id, params.clip_id!, body);
+      const changed = getJobById(ctx.db, row.id)?.output !== before;
+      return back(path, !changed ? "render_unchanged" : clip.render?.status === "queued" ? "render_queued" : "render_done");
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return back(path, err.code === "invalid_body" ? "render_invalid" : "render_unavailable");
+    }
   });
 }

@@ -1,0 +1,154 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock } from "../clock.ts";
+import { type Db, tx } from "../db/client.ts";
+import type { ClipRenderRow } from "../db/schema.ts";
+import { newId } from "../ids.ts";
+import { log } from "../log.ts";
+import type { CaptionStyle } from "../pipeline/captions.ts";
+import type { RerenderFn } from "../pipeline/rerender.ts";
+import type { ClipFormat } from "../pipeline/render.ts";
+import { jobOutputDir, outputFiles, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "./output.ts";
+import { Pacer } from "./pacer.ts";
+import { claimNextRender, extendRenderLease, finishRender, nextRenderDueAt, releaseRenders } from "./renders-store.ts";
+import { getJobById, replaceOutput } from "./store.ts";
+
+/** A render cut off this many times (its worker died each time) is given up. */
+const MAX_ATTEMPTS = 3;
+const LEASE_MS = 120_000;
+
+type Params = Pick<ClipRenderState, "caption_style" | "start_time" | "end_time" | "formats">;
+
+/**
+ * Runs queued clip re-renders of live jobs, one at a time (a render already keeps the cores busy),
+ * each under a lease so a crash hands it to the next start. The clip's new files, bounds and caption
+ * style replace the old ones in one write of the job's output; the old files are deleted only after.
+ */
+export class ClipRenderWorker {
+  readonly owner = newId("rworker");
+  private readonly pacer: Pacer;
+  private current: Promise<void> | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly dataDir: string,
+    private readonly render: RerenderFn,
+  ) {
+    this.pacer = new Pacer("render tick", clock, () => this.tick(), () => nextRenderDueAt(db));
+  }
+
+  start(): void {
+    this.pacer.start();
+  }
+
+  wake(): void {
+    this.pacer.wake();
+  }
+
+  async stop(graceMs = 5000): Promise<void> {
+    this.closing = true;
+    this.pacer.stop();
+    if (this.current) await Promise.race([this.current, Bun.sleep(graceMs)]);
+    releaseRenders(this.db, this.owner);
+  }
+
+  /** Claims one due render and runs it; resolves when it is recorded. */
+  async tick(): Promise<void> {
+    if (this.current || this.closing) return;
+    const row = claimNextRender(this.db, this.owner, this.clock.now(), LEASE_MS);
+    if (!row) return;
+    this.current = this.run(row).finally(() => {
+      this.current = undefined;
+      this.wake();
+    });
+    await this.current;
+  }
+
+  private async run(row: ClipRenderRow): Promise<void> {
+    const params = JSON.parse(row.params) as Params;
+    const clip = this.clip(row);
+    if (!clip || row.attempts > MAX_ATTEMPTS) {
+      this.finish(row, "failed", clip ? `the render was interrupted ${MAX_ATTEMPTS} times` : "the clip no longer exists");
+      return;
+    }
+    this.setClipRender(row, { status: "rendering" });
+    const beat = setInterval(() => extendRenderLease(this.db, row.id, this.owner, this.clock.now() + LEASE_MS), LEASE_MS / 4);
+    try {
+      const result = await this.render({
+        dataDir: this.dataDir,
+        jobId: row.jobId,
+        rank: clip.rank,
+        // Part of every new file name: cached URLs of an earlier render never serve these bytes.
+        tag: row.id.slice(-8),
+        hook: clip.hook,
+        start: params.start_time,
+        end: params.end_time,
+        style: params.caption_style as CaptionStyle,
+        formats: params.formats as ClipFormat[],
+      });
+      this.apply(row, params, result);
+    } catch (err) {
+      log.warn("clip re-render failed", { job: row.jobId, clip: row.clipId, render: row.id, error: (err as Error).message });
+      this.finish(row, "failed", "the clip could not be rendered; the appliance's log has the details under this render's id");
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  private clip(row: ClipRenderRow): StoredClip | undefined {
+    const job = getJobById(this.db, row.jobId);
+    return job?.output ? (JSON.parse(job.output) as StoredOutput).clips.find((c) => c.id === row.clipId) : undefined;
+  }
+
+  /** Rewrites the job's output with `change` applied to the render's clip (the clip's `render` only when it is still this render). */
+  private updateClip(row: ClipRenderRow, change: (clip: StoredClip, latest: boolean) => void): { before: string[]; after: string[] } | undefined {
+    const job = getJobById(this.db, row.jobId);
+    if (!job?.output || job.status !== "complete") return undefined;
+    const output = JSON.parse(job.output) as StoredOutput;
+    const clip = output.clips.find((c) => c.id === row.clipId);
+    if (!clip) return undefined;
+    const before = outputFiles(output);
+    change(clip, clip.render?.id === row.id);
+    replaceOutput(this.db, job.id, JSON.stringify(output));
+    return { before, after: outputFiles(output) };
+  }
+
+  private setClipRender(row: ClipRenderRow, state: Partial<ClipRenderState>): void {
+    tx(this.db, () => this.updateClip(row, (clip, latest) => latest && Object.assign(clip.render!, state)));
+  }
+
+  private finish(row: ClipRenderRow, status: "complete" | "failed", error: string | null): void {
+    const now = this.clock.now();
+    tx(this.db, () => {
+      if (!finishRender(this.db, row.id, this.owner, status, now, error)) return;
+      this.updateClip(row, (clip, latest) => latest && Object.assign(clip.render!, { status, completed_at: now, error }));
+    });
+  }
+
+  private apply(row: ClipRenderRow, params: Params, result: Awaited<ReturnType<RerenderFn>>): void {
+    const now = this.clock.now();
+    const files = tx(this.db, () => {
+      if (!finishRender(this.db, row.id, this.owner, "complete", now, null)) return undefined;
+      return this.updateClip(row, (clip, latest) => {
+        clip.files = result.files;
+        clip.captions = result.captions;
+        clip.start_time = params.start_time;
+        clip.end_time = params.end_time;
+        clip.duration_seconds = Math.round((params.end_time - params.start_time) * 1000) / 1000;
+        clip.caption_style = params.caption_style;
+        if (result.transcript_text) clip.transcript_text = result.transcript_text;
+        if (latest) Object.assign(clip.render!, { status: "complete", completed_at: now, error: null });
+      });
+    });
+    const outDir = jobOutputDir(this.dataDir, row.jobId);
+    // Files this render made but could not publish (the lease was lost), or files it replaced.
+    const keep = new Set(files?.after ?? []);
+    const drop = files ? files.before.filter((f) => !keep.has(f)) : [...Object.values(result.files), result.captions.srt, result.captions.vtt];
+    for (const ref of drop) {
+      const parsed = parseFileRef(ref);
+      if (parsed?.kind === "job") rmSync(join(outDir, parsed.name), { force: true });
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import { and, asc, eq, lt, or, sql } from "drizzle-orm";
+import type { Scope } from "../accounts/scope.ts";
+import type { Db } from "../db/client.ts";
+import { clipRenders, type ClipRenderRow } from "../db/schema.ts";
+
+/** One small function per statement on clip_renders; state changes are guarded by the state they expect. */
+
+export function insertRender(db: Db, row: Omit<ClipRenderRow, "leaseOwner" | "leaseExpiresAt" | "attempts" | "error" | "completedAt"> & { completedAt?: number | null }): ClipRenderRow {
+  return db.insert(clipRenders).values({ ...row, attempts: 0 }).returning().get();
+}
+
+export function renderByIdempotencyKey(db: Db, scope: Scope, key: string): ClipRenderRow | undefined {
+  return db.select().from(clipRenders).where(and(eq(clipRenders.orgId, scope.orgId), eq(clipRenders.env, scope.env), eq(clipRenders.idempotencyKey, key))).get();
+}
+
+/** Queued renders, or renders whose worker died (lease lapsed), oldest first; takes a lease on one. */
+export function claimNextRender(db: Db, owner: string, now: number, leaseMs: number): ClipRenderRow | undefined {
+  const due = or(eq(clipRenders.status, "queued"), and(eq(clipRenders.status, "rendering"), lt(clipRenders.leaseExpiresAt, now)));
+  const next = db.select({ id: clipRenders.id, status: clipRenders.status, lease: clipRenders.leaseOwner }).from(clipRenders).where(and(eq(clipRenders.env, "live"), due)).orderBy(asc(clipRenders.createdAt)).limit(1).get();
+  if (!next) return undefined;
+  return db
+    .update(clipRenders)
+    .set({ status: "rendering", leaseOwner: owner, leaseExpiresAt: now + leaseMs, attempts: sql`${clipRenders.attempts} + 1` })
+    .where(and(eq(clipRenders.id, next.id), eq(clipRenders.status, next.status), next.lease === null ? sql`${clipRenders.leaseOwner} IS NULL` : eq(clipRenders.leaseOwner, next.lease)))
+    .returning()
+    .get();
+}
+
+export function extendRenderLease(db: Db, id: string, owner: string, until: number): boolean {
+  return db.update(clipRenders).set({ leaseExpiresAt: until }).where(and(eq(clipRenders.id, id), eq(clipRenders.leaseOwner, owner), eq(clipRenders.status, "rendering"))).returning({ id: clipRenders.id }).all().length > 0;
+}
+
+export function finishRender(db: Db, id: string, owner: string, status: "complete" | "failed", now: number, error: string | null): boolean {
+  return (
+    db
+      .update(clipRenders)
+      .set({ status, error, completedAt: now, leaseOwner: null, leaseExpiresAt: null })
+      .where(and(eq(clipRenders.id, id), eq(clipRenders.leaseOwner, owner), eq(clipRenders.status, "rendering")))
+      .returning({ id: clipRenders.id })
+      .all().length > 0
+  );
+}
+
+/** Graceful stop: this worker's renders go back to the queue for the next start. */
+export function releaseRenders(db: Db, owner: string): void {
+  db.update(clipRenders).set({ status: "queued", leaseOwner: null, leaseExpiresAt: null }).where(and(eq(clipRenders.leaseOwner, owner), eq(clipRenders.status, "rendering"))).run();
+}
+
+/** When the render worker next has something to do: a queued render now, or a lapsing lease. */
+export function nextRenderDueAt(db: Db): number | undefined {
+  const row = db
+    .select({ t: sql<number | null>`min(CASE WHEN ${clipRenders.status} = 'queued' THEN ${clipRenders.createdAt} ELSE ${clipRenders.leaseExpiresAt} END)` })
+    .from(clipRenders)
+    .where(and(eq(clipRenders.env, "live"), or(eq(clipRenders.status, "queued"), eq(clipRenders.status, "rendering"))))
+    .get();
+  return row?.t ?? undefined;
+}

@@ -1,0 +1,106 @@
+import { afterEach, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createKey } from "../../src/accounts/keys.ts";
+import { ensureOrg } from "../../src/accounts/orgs.ts";
+import { ManualClock } from "../../src/clock.ts";
+import { openDb, type Db } from "../../src/db/client.ts";
+import { clipRenders } from "../../src/db/schema.ts";
+import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/jobs/output.ts";
+import { ClipRenderWorker } from "../../src/jobs/render-worker.ts";
+import { RenderRequests } from "../../src/jobs/rerender.ts";
+import { claimNextQueued, getJobById } from "../../src/jobs/store.ts";
+import { submitJob } from "../../src/jobs/submit.ts";
+import { JobTransitions } from "../../src/jobs/transitions.ts";
+import type { RerenderFn } from "../../src/pipeline/rerender.ts";
+
+/**
+ * The render worker's bookkeeping on a real SQLite database: a worker that dies mid-render loses its
+ * lease and the next one finishes the render; a render that fails leaves the clip as it was. The
+ * render itself is injected here (writing small files); the real ffmpeg render is test/e2e/rerender.test.ts.
+ */
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const words = ["Bees", "swarm.", "Honey", "sells", "well.", "Roofs", "are", "warm."].map((word, i) => ({ word, start: 1 + i * 0.4 + Math.floor(i / 3) * 0.5, end: 1.3 + i * 0.4 + Math.floor(i / 3) * 0.5, speaker: "S1" }));
+
+function completedLiveJob(db: Db, clock: ManualClock) {
+  const org = ensureOrg(db, "o", clock);
+  createKey(db, org.id, "live", clock);
+  const scope = { orgId: org.id, env: "live" as const };
+  const id = submitJob(db, clock, scope, { source: { type: "video_url", url: "https://e.com/a.mp4" } }, { requestId: "req_x", timeScale: 1 }).job.id;
+  claimNextQueued(db, "live", "w", clock.now(), 60_000);
+  const out = jobOutputDir(dir, id);
+  mkdirSync(out, { recursive: true });
+  for (const f of ["clip1_linkedin.mp4", "clip1_x.mp4", "clip1.srt", "clip1.vtt"]) writeFileSync(join(out, f), "old");
+  // The checkpoint a live job leaves behind: the re-render reads its transcript.
+  writeFileSync(join(jobWorkDir(dir, id), "checkpoint.json"), JSON.stringify({ done: [], state: { transcript: { language: "en", segments: [], words } } }));
+  const output: StoredOutput = {
+    clips: [{ id: "clip_a1", rank: 1, category: "story", hook: "h", pull_quote: "q", start_time: 1, end_time: 5.2, duration_seconds: 4.2, transcript_text: "t", files: { linkedin: "job:clip1_linkedin.mp4", x: "job:clip1_x.mp4" }, captions: { srt: "job:clip1.srt", vtt: "job:clip1.vtt" } }],
+    trailer: null,
+    show_notes: "# n",
+    transcript: [],
+  };
+  new JobTransitions(db, clock, "secret").complete(id, output, { from: ["processing"] });
+  return { id, scope, out };
+}
+
+const clipOf = (db: Db, id: string) => (JSON.parse(getJobById(db, id)!.output!) as StoredOutput).clips[0]!;
+
+test("a worker that dies mid-render loses its lease; the next finishes it and swaps in the new files", async () => {
+  dir = mkdtempSync(join(tmpdir(), "clipyard-render-"));
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const db = openDb(dir);
+  const { id, scope, out } = completedLiveJob(db, clock);
+  const requests = new RenderRequests(db, clock, dir, () => {});
+  const { clip } = requests.request(scope, id, "clip_a1", { caption_style: "boxed", start_time: 2.6, end_time: 5 });
+  expect(clip.render).toMatchObject({ status: "queued", caption_style: "boxed", formats: ["linkedin", "x"] });
+  const snapped = { start: clip.render!.start_time, end: clip.render!.end_time };
+
+  let dead = true;
+  const render: RerenderFn = async (input) => {
+    if (dead) await new Promise(() => {}); // the process "dies" mid-render
+    for (const f of input.formats) writeFileSync(join(out, `clip1_${input.tag}_${f}.mp4`), "new");
+    writeFileSync(join(out, `clip1_${input.tag}.srt`), "new");
+    writeFileSync(join(out, `clip1_${input.tag}.vtt`), "new");
+    return { files: Object.fromEntries(input.formats.map((f) => [f, `job:clip1_${input.tag}_${f}.mp4`])), captions: { srt: `job:clip1_${input.tag}.srt`, vtt: `job:clip1_${input.tag}.vtt` }, transcript_text: "Honey sells well." };
+  };
+  const first = new ClipRenderWorker(db, clock, dir, render);
+  void first.tick();
+  expect(clipOf(db, id).render!.status).toBe("rendering");
+  // Before the lease lapses nobody else takes it; after, the next worker does.
+  const second = new ClipRenderWorker(db, clock, dir, render);
+  await second.tick();
+  expect(clipOf(db, id).render!.status).toBe("rendering");
+  clock.advance(121_000);
+  dead = false;
+  await second.tick();
+  const after = clipOf(db, id);
+  expect(after).toMatchObject({ caption_style: "boxed", start_time: snapped.start, end_time: snapped.end, transcript_text: "Honey sells well.", render: { status: "complete", error: null } });
+  expect(after.files.x).toMatch(/^job:clip1_\w{8}_x\.mp4$/);
+  expect(db.select().from(clipRenders).get()).toMatchObject({ status: "complete", attempts: 2, leaseOwner: null });
+  // The replaced files are deleted; the new ones exist.
+  for (const f of ["clip1_linkedin.mp4", "clip1_x.mp4", "clip1.srt", "clip1.vtt"]) expect(existsSync(join(out, f))).toBe(false);
+  for (const ref of [...Object.values(after.files), after.captions!.srt]) expect(existsSync(join(out, ref.slice(4)))).toBe(true);
+  db.$client.close();
+});
+
+test("a render that fails leaves the clip's files and bounds as they were and says so", async () => {
+  dir = mkdtempSync(join(tmpdir(), "clipyard-render-"));
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const db = openDb(dir);
+  const { id, scope, out } = completedLiveJob(db, clock);
+  const before = clipOf(db, id);
+  new RenderRequests(db, clock, dir, () => {}).request(scope, id, "clip_a1", { caption_style: "minimal" });
+  await new ClipRenderWorker(db, clock, dir, async () => {
+    throw new Error("ffmpeg exited 1");
+  }).tick();
+  const after = clipOf(db, id);
+  expect(after.render).toMatchObject({ status: "failed", caption_style: "minimal" });
+  expect(after.render!.error).toContain("could not be rendered");
+  expect(after.render!.error).not.toContain("ffmpeg");
+  expect({ ...after, render: undefined }).toEqual({ ...before, render: undefined });
+  expect(existsSync(join(out, "clip1_x.mp4"))).toBe(true);
+  db.$client.close();
+});
