@@ -117,3 +117,17 @@ test("a watcher killed while a job runs: the next run finishes the job and write
   expect(done).toMatchObject({ id: running!.id, status: "complete" });
   expect(jobCount()).toBe(3);
 });
+
+test("clipyard watch refuses a missing folder and bad options, and stops cleanly on SIGTERM", async () => {
+  const run = async (...args: string[]) => {
+    const p = Bun.spawn(["bun", "run", "src/main.ts", "watch", ...args], { env: watcher.env, cwd: join(import.meta.dir, "../.."), stdout: "pipe", stderr: "pipe" });
+    return { code: await p.exited, err: await new Response(p.stderr).text() };
+  };
+  expect((await run()).code).toBe(2);
+  expect(await run(join(dir, "nope"))).toMatchObject({ code: 2, err: expect.stringContaining("is not a folder") });
+  expect(await run(dir, "--caption-style", "comic")).toMatchObject({ code: 2, err: expect.stringContaining("caption_style") });
+  const log = await startWatcher();
+  watcher.proc!.kill("SIGTERM");
+  expect(await watcher.proc!.exited).toBe(0);
+  expect(readFileSync(log, "utf8")).toContain("shutting down");
+});
