@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { afterAll, afterEach, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, afterEach, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +11,6 @@ import { eventually } from "../helpers/wait.ts";
  * `clipyard watch` as users run it: a real process on a data directory, a recording copied into the
  * folder slowly, the live pipeline making its clips, a kill -9 and a restart.
  */
-setDefaultTimeout(600_000);
 const RECORDING = readFileSync(join(SHARED_MEDIA, "jfk.wav"));
 const SETTLE_SECONDS = 1;
 const dir = mkdtempSync(join(tmpdir(), "clipyard-watched-"));
@@ -103,7 +102,7 @@ test("a file copied in slowly becomes one live job once its copy finishes; a res
   expect(readJobJson("first.wav").id).toBe(job.id);
   expect(existsSync(join(dir, "clipyard", "notes.txt"))).toBe(false);
   expect(existsSync(join(dir, "clipyard", "later.wav.part"))).toBe(false);
-});
+}, 600_000);
 
 test("a watcher killed while a job runs: the next run finishes the job and writes its results", async () => {
   await startWatcher();
@@ -116,7 +115,7 @@ test("a watcher killed while a job runs: the next run finishes the job and write
   const done = await eventually(() => readJobJson("third.wav"), (j) => j !== null, { timeoutMs: 400_000, what: "third.wav's results" });
   expect(done).toMatchObject({ id: running!.id, status: "complete" });
   expect(jobCount()).toBe(3);
-});
+}, 600_000);
 
 test("clipyard watch refuses a missing folder and bad options, and stops cleanly on SIGTERM", async () => {
   const run = async (...args: string[]) => {
@@ -130,4 +129,4 @@ test("clipyard watch refuses a missing folder and bad options, and stops cleanly
   watcher.proc!.kill("SIGTERM");
   expect(await watcher.proc!.exited).toBe(0);
   expect(readFileSync(log, "utf8")).toContain("shutting down");
-});
+}, 60_000);
