@@ -30,6 +30,7 @@ const EnvSchema = z.object({
   CLIPYARD_MAX_MEDIA_BYTES: z.coerce.number().int().positive().default(4 * 1024 ** 3),
   CLIPYARD_MAX_MEDIA_SECONDS: z.coerce.number().positive().default(4 * 3600),
   CLIPYARD_FEED_POLL_SECONDS: z.coerce.number().positive().default(900),
+  CLIPYARD_WATCH_SETTLE_SECONDS: z.coerce.number().positive().default(2),
   CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
   CLIPYARD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   CLIPYARD_LLM_URL: z.string().url().optional(),
@@ -57,6 +58,8 @@ export type Config = {
   workers: number;
   /** Seconds between two polls of a podcast feed (before the time scale). */
   feedPollSeconds: number;
+  /** How long a file in a watched folder must keep its size and mtime before it counts as copied (real seconds: copies are not sped up). */
+  watchSettleSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
   ffmpegPath?: string;
   ytdlpPath?: string;
@@ -92,6 +95,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,
     workers: e.CLIPYARD_WORKERS,
     feedPollSeconds: e.CLIPYARD_FEED_POLL_SECONDS,
+    watchSettleSeconds: e.CLIPYARD_WATCH_SETTLE_SECONDS,
     logLevel: e.CLIPYARD_LOG_LEVEL,
     ffmpegPath: e.FFMPEG_PATH,
     ytdlpPath: e.YTDLP_PATH,

@@ -11,6 +11,7 @@ const commands: Record<string, { summary: string; load: () => Promise<{ default:
   feeds: { summary: "register, list and remove podcast feeds polled into jobs", load: () => import("./cli/feeds.ts") },
   credits: { summary: "grant wallet credit, show a balance, set the receipt address", load: () => import("./cli/credits.ts") },
   login: { summary: "print a one-time sign-in link for the dashboard", load: () => import("./cli/login.ts") },
+  watch: { summary: "turn media files copied into a folder into live jobs, results beside them", load: () => import("./cli/watch.ts") },
   process: { summary: "run the whole pipeline on a local file, without the server", load: () => import("./cli/process.ts") },
   doctor: { summary: "check ffmpeg, hardware encoders, speech runtime, GPU, models and the data directory", load: () => import("./cli/doctor.ts") },
   mcp: { summary: "run the MCP server (stdio) over the jobs API; needs SERVICE_API_KEY", load: () => import("./cli/mcp.ts") },

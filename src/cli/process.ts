@@ -1,17 +1,16 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { z } from "zod";
-import { JobOptionsSchema } from "../api/schemas/job.ts";
 import { loadConfig } from "../config.ts";
 import { sweepDeadScratch } from "../scratch.ts";
 import type { JobRow } from "../db/schema.ts";
-import { parseFileRef } from "../jobs/output.ts";
+import { localJobOutput } from "../jobs/local-output.ts";
 import { livePipeline } from "../pipeline/live.ts";
 import { PipelineError, runStages } from "../pipeline/stage.ts";
 import { parseArgs } from "./args.ts";
+import { JOB_OPTION_FLAGS, jobOptionsFromArgs } from "./job-options.ts";
 import { progressReporter } from "./progress.ts";
 
-const USAGE = `usage: clipyard process FILE --out DIR [--trailer] [--caption-style STYLE] [--clips N] [--min-seconds S] [--max-seconds S]
+const USAGE = `usage: clipyard process FILE --out DIR ${JOB_OPTION_FLAGS}
 
 Runs the whole live pipeline on a local media file, without the server, and writes to DIR:
 clips (clipN_linkedin.mp4 9:16, clipN_x.mp4 16:9), trailer.mp4 (with --trailer, video sources),
@@ -31,16 +30,9 @@ export default async function processCommand(argv: string[]): Promise<number> {
     process.stderr.write(`clipyard: no such file ${path}\n`);
     return 2;
   }
-  const raw = {
-    ...(opts.trailer ? { include_trailer: true } : {}),
-    ...(typeof opts["caption-style"] === "string" ? { caption_style: opts["caption-style"] } : {}),
-    ...(typeof opts.clips === "string" ? { clip_count: Number(opts.clips) } : {}),
-    ...(typeof opts["min-seconds"] === "string" ? { min_clip_seconds: Number(opts["min-seconds"]) } : {}),
-    ...(typeof opts["max-seconds"] === "string" ? { max_clip_seconds: Number(opts["max-seconds"]) } : {}),
-  };
-  const parsed = JobOptionsSchema.safeParse(raw);
-  if (!parsed.success) {
-    process.stderr.write(`clipyard: ${z.prettifyError(parsed.error)}\n`);
+  const options = jobOptionsFromArgs(opts);
+  if (typeof options === "string") {
+    process.stderr.write(`clipyard: ${options}\n`);
     return 2;
   }
   const out = resolve(opts.out);
@@ -52,7 +44,7 @@ export default async function processCommand(argv: string[]): Promise<number> {
     id: "job_local",
     sourceType: "file",
     sourceUrl: path,
-    options: JSON.stringify(parsed.data),
+    options: JSON.stringify(options),
   } as JobRow;
   const pipeline = livePipeline(config, { outDir: () => out });
   const bar = progressReporter();
@@ -66,22 +58,7 @@ export default async function processCommand(argv: string[]): Promise<number> {
       onProgress: (stage, percent) => bar.update(stage, percent),
     });
     const output = pipeline.output(state, job);
-    const local = (ref: string) => parseFileRef(ref)!.name;
-    const jobJson = {
-      clips: output.clips.map(({ files, captions, ...c }) => ({
-        ...c,
-        rendered_urls: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, local(v)])),
-        ...(captions ? { captions_srt_url: local(captions.srt), captions_vtt_url: local(captions.vtt) } : {}),
-      })),
-      trailer: output.trailer ? { url: local(output.trailer.file), duration_seconds: output.trailer.duration_seconds } : null,
-      guest_share_url: null,
-      show_notes: output.show_notes,
-      transcript: output.transcript,
-      ...(output.warnings ? { warnings: output.warnings } : {}),
-      engine: output.engine,
-      // The API's export fields, as file names in the output folder.
-      ...Object.fromEntries(Object.entries(output.exports ?? {}).map(([k, ref]) => [`${k}_url`, local(ref)])),
-    };
+    const jobJson = localJobOutput(output);
     writeFileSync(join(out, "job.json"), JSON.stringify(jobJson, null, 2));
     rmSync(work, { recursive: true, force: true });
     bar.done(`done in ${((performance.now() - started) / 1000).toFixed(1)} s: ${output.clips.length} clips${output.trailer ? " + trailer" : ""} in ${out}`);

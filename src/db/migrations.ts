@@ -296,4 +296,23 @@ export const migrations: string[] = [
   CREATE INDEX clip_renders_clip ON clip_renders(job_id, clip_id, created_at);
   CREATE UNIQUE INDEX clip_renders_idempotency ON clip_renders(org_id, env, idempotency_key) WHERE idempotency_key IS NOT NULL;
   `,
+  /* 8: watch folders (`clipyard watch DIR`). watch_files is the durable dedupe record: one row per
+     version of a file (folder, name, size, mtime), written in the same transaction as its job, so a
+     restarted or second watcher never makes a job twice; output_written_at says the job's results
+     reached DIR/clipyard/<name>/. */ `
+  CREATE TABLE watch_files (
+    folder TEXT NOT NULL,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ms INTEGER NOT NULL,
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    job_id TEXT REFERENCES jobs(id),
+    skipped_reason TEXT,
+    output_written_at INTEGER,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (folder, name, size, mtime_ms),
+    CHECK ((job_id IS NULL) <> (skipped_reason IS NULL))
+  );
+  CREATE INDEX watch_files_pending_output ON watch_files(folder) WHERE job_id IS NOT NULL AND output_written_at IS NULL;
+  `,
 ];

@@ -138,6 +138,19 @@ export const feedItems = sqliteTable("feed_items", {
   createdAt: integer("created_at").notNull(),
 });
 
+export const watchFiles = sqliteTable("watch_files", {
+  folder: text("folder").notNull(),
+  name: text("name").notNull(),
+  size: integer("size").notNull(),
+  mtimeMs: integer("mtime_ms").notNull(),
+  orgId: text("org_id").notNull(),
+  jobId: text("job_id"),
+  skippedReason: text("skipped_reason"),
+  outputWrittenAt: integer("output_written_at"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export type WatchFileRow = typeof watchFiles.$inferSelect;
 export type FeedRow = typeof feeds.$inferSelect;
 export type FeedItemRow = typeof feedItems.$inferSelect;
 export type WebhookRow = typeof webhooks.$inferSelect;

@@ -108,6 +108,17 @@ export const MEDIA_CONTAINERS = {
 export const MEDIA_DEMUXERS = Object.keys(MEDIA_CONTAINERS) as Array<keyof typeof MEDIA_CONTAINERS>;
 
 /**
+ * The file name extensions each allowed container is usually saved with, for callers that must
+ * pick media files by name before ffmpeg sees them (the watch folder). Keyed by demuxer so a new
+ * container cannot be allowed without saying which files carry it.
+ */
+export const MEDIA_FILE_EXTENSIONS: Record<keyof typeof MEDIA_CONTAINERS, readonly string[]> = {
+  mov: [".mp4", ".m4v", ".mov", ".m4a", ".3gp"], matroska: [".mkv", ".webm", ".mka"], mp3: [".mp3"], wav: [".wav"],
+  w64: [".w64"], flac: [".flac"], ogg: [".ogg", ".oga", ".opus"], aac: [".aac"], aiff: [".aif", ".aiff"], caf: [".caf"],
+  avi: [".avi"], flv: [".flv"], asf: [".wma", ".wmv", ".asf"], mpegts: [".ts", ".mts", ".m2ts"],
+};
+
+/**
  * Input arguments for one media file: only the file protocol, only the container demuxers above,
  * and an absolute path so the name can never be read as a protocol URL ("http:", "concat:"...).
  */

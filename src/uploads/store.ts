@@ -5,7 +5,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import { jobs, uploads, type UploadRow } from "../db/schema.ts";
 import { newId } from "../ids.ts";
-import { uploadFilePath, uploadsDir } from "../pipeline/acquire.ts";
+import { uploadFilePath, uploadInfoPath, uploadsDir } from "../pipeline/acquire.ts";
 
 /**
  * Uploaded media: a row per upload (owner organisation and environment, state, expiry) and the file
@@ -76,14 +76,16 @@ export function sweepExpiredUploads(db: Db, clock: Clock, dataDir: string): stri
     .where(and(lte(uploads.expiresAt, clock.now()), sql`${uploads.id} NOT IN ${inUse}`))
     .all()
     .map((r) => r.id);
-  for (const id of expired) {
-    const path = uploadFilePath(dataDir, id);
-    rmSync(path, { force: true });
-    rmSync(`${path}.json`, { force: true });
-    db.delete(uploads).where(eq(uploads.id, id)).run();
-  }
+  for (const id of expired) discardUpload(db, dataDir, id);
   removeStalePartials(dataDir, clock.now() - UPLOAD_TTL_MS);
   return expired;
+}
+
+/** Removes an upload's file, the metadata beside it, and its row. */
+export function discardUpload(db: Db, dataDir: string, id: string): void {
+  rmSync(uploadFilePath(dataDir, id), { force: true });
+  rmSync(uploadInfoPath(dataDir, id), { force: true });
+  deleteUpload(db, id);
 }
 
 /** A raw upload cut off by a crash leaves its .partial file behind, with no row to expire it. */

@@ -41,6 +41,14 @@ export class ServerProcess {
     throw new Error(`server did not become healthy (${proc.exitCode === null ? "still starting after 90 s" : `exited ${proc.exitCode}`}); its log ends:\n${log}`);
   }
 
+  /**
+   * Runs a long-lived command other than serve (`watch`) as this process, on the same environment
+   * and data directory; its stderr (the JSON log) goes to `logFile`. kill9() stops it.
+   */
+  run(logFile: string, ...args: string[]): void {
+    this.proc = spawn(["bun", "run", join(ROOT, "src/main.ts"), ...args], { env: this.env, cwd: ROOT, stdout: "ignore", stderr: Bun.file(logFile) });
+  }
+
   kill9(): Promise<number> {
     this.proc!.kill("SIGKILL");
     return this.proc!.exited;

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { JobOptionsSchema, type JobOptions } from "../api/schemas/job.ts";
+
+/** The job option flags `process` and `watch` share. */
+export const JOB_OPTION_FLAGS = "[--trailer] [--caption-style STYLE] [--clips N] [--min-seconds S] [--max-seconds S]";
+
+/** Job options from the command line, checked by the API's own schema; a string says what is wrong. */
+export function jobOptionsFromArgs(opts: Record<string, string | true>): JobOptions | string {
+  const raw = {
+    ...(opts.trailer ? { include_trailer: true } : {}),
+    ...(typeof opts["caption-style"] === "string" ? { caption_style: opts["caption-style"] } : {}),
+    ...(typeof opts.clips === "string" ? { clip_count: Number(opts.clips) } : {}),
+    ...(typeof opts["min-seconds"] === "string" ? { min_clip_seconds: Number(opts["min-seconds"]) } : {}),
+    ...(typeof opts["max-seconds"] === "string" ? { max_clip_seconds: Number(opts["max-seconds"]) } : {}),
+  };
+  const parsed = JobOptionsSchema.safeParse(raw);
+  return parsed.success ? parsed.data : z.prettifyError(parsed.error);
+}
