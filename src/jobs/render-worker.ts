@@ -47,10 +47,15 @@ export class ClipRenderWorker {
     this.pacer.wake();
   }
 
+  private beat: ReturnType<typeof setInterval> | undefined;
+
   async stop(graceMs = 5000): Promise<void> {
     this.closing = true;
     this.pacer.stop();
     if (this.current) await Promise.race([this.current, Bun.sleep(graceMs)]);
+    // A render still running past the grace period must not heartbeat into a database the caller is
+    // about to close: its lease is handed back here and lapses for whoever starts next.
+    clearInterval(this.beat);
     releaseRenders(this.db, this.owner);
   }
 
@@ -74,7 +79,10 @@ export class ClipRenderWorker {
       return;
     }
     this.setClipRender(row, { status: "rendering" });
-    const beat = setInterval(() => extendRenderLease(this.db, row.id, this.owner, this.clock.now() + LEASE_MS), LEASE_MS / 4);
+    const beat = setInterval(() => {
+      if (!this.closing) extendRenderLease(this.db, row.id, this.owner, this.clock.now() + LEASE_MS);
+    }, LEASE_MS / 4);
+    this.beat = beat;
     try {
       const result = await this.render({
         dataDir: this.dataDir,

@@ -83,6 +83,9 @@ test("a worker that dies mid-render loses its lease; the next finishes it and sw
   // The replaced files are deleted; the new ones exist.
   for (const f of ["clip1_linkedin.mp4", "clip1_x.mp4", "clip1.srt", "clip1.vtt"]) expect(existsSync(join(out, f))).toBe(false);
   for (const ref of [...Object.values(after.files), after.captions!.srt]) expect(existsSync(join(out, ref.slice(4)))).toBe(true);
+  // The "dead" worker's render never returns; stopping it ends its heartbeat before the database closes
+  // (left running, it wrote into the closed database 30 s later, failing whichever test ran then).
+  await first.stop(0);
   db.$client.close();
 });
 
