@@ -7,27 +7,11 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe.ts";
-import { wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
+import { sameSpelling, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
 import { SPEAKERS, TURNS } from "../../scripts/fixtures/sandbox-script.ts";
 
 const SAMPLE = join(ROOT_DIR, "fixtures", "sample", "rooftop-hours.m4a");
 const SLOW = 180_000;
-
-const NUMBERS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60 };
-
-/**
- * Whisper writes some numbers as digits ("60,000", "10") and US spellings, where the script has words
- * and British spellings; like Whisper's own English normaliser, both sides are brought to one form so
- * that only misheard words count. Applied to reference and hypothesis alike.
- */
-function sameSpelling(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/(\d)\s*,(\d{3})\b/g, "$1$2")
-    .replace(/\b([a-z]+) thousand\b/g, (m, n: string) => (n in NUMBERS ? String(NUMBERS[n]! * 1000) : m))
-    .replace(/\b[a-z]+\b/g, (w) => (w in NUMBERS ? String(NUMBERS[w]) : w))
-    .replace(/\bneighbour/g, "neighbor");
-}
 
 describe("the bundled demo sample", () => {
   test(
