@@ -17,6 +17,22 @@ export function normalizeWords(text: string): string[] {
     .filter(Boolean);
 }
 
+const NUMBERS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60 };
+
+/**
+ * Whisper writes some numbers as digits ("60,000", "10") and US spellings where a reference may have
+ * words and British spellings; like Whisper's own English normaliser, both sides are brought to one
+ * form so that only misheard words count. Apply to reference and hypothesis alike.
+ */
+export function sameSpelling(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/(\d)\s*,(\d{3})\b/g, "$1$2")
+    .replace(/\b([a-z]+) thousand\b/g, (m, n: string) => (n in NUMBERS ? String(NUMBERS[n]! * 1000) : m))
+    .replace(/\b[a-z]+\b/g, (w) => (w in NUMBERS ? String(NUMBERS[w]) : w))
+    .replace(/\bneighbour/g, "neighbor");
+}
+
 export interface WerResult {
   wer: number;
   substitutions: number;
