@@ -1,5 +1,6 @@
 /**
- * Weak punctuation re-decoded with the bigger model, for real: the sample episode's audio, the
+ * Weak punctuation re-decoded with the bigger model, for real: the espeak-ng sample episode's audio
+ * (test/fixtures/audio; the demo's own sample has moved on, the transcript fixture is of this one), the
  * speech runtime and whisper-base. The recogniser's punctuation is removed from one answer of the
  * real whisper-tiny transcript (as a weak recogniser leaves it); the bigger model must give that
  * stretch evidenced sentence ends again, touching nothing outside it.
@@ -8,7 +9,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT_DIR } from "../../src/config.ts";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { selectClips } from "../../src/pipeline/highlights.ts";
 import { redecodeWindows, strengthenPunctuation, weakWindows } from "../../src/pipeline/redecode.ts";
@@ -21,7 +21,7 @@ let wav: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "clipyard-redecode-"));
   wav = join(dir, "speech.wav");
-  await decodeToSpeechWav(join(ROOT_DIR, "fixtures/sample/rooftop-hours.m4a"), wav);
+  await decodeToSpeechWav(join(import.meta.dir, "../fixtures/audio/rooftop-hours-espeak.m4a"), wav);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
