@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeToSpeechWav } from "../media/decode-audio.ts";
-import { parseWav } from "../media/wav.ts";
+import { openWav } from "../media/wav.ts";
 import { probeMedia } from "../media/probe.ts";
 import { findModel } from "../models/manifest.ts";
 import { runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
@@ -63,6 +63,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
 
   await probeMedia(path, { requireAudio: true });
   const work = mkdtempSync(join(tmpdir(), "clipyard-asr-"));
+  let audio: ReturnType<typeof openWav> | undefined;
   try {
     const wav = join(work, "speech.wav");
     let t0 = performance.now();
@@ -81,8 +82,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     }, opts.signal);
     opts.onStats?.("vad", vadUsage);
     if (!vad) throw new SpeechWorkerError("VAD worker returned no probabilities");
-    const audio = parseWav(readFileSync(wav), wav);
-    const duration = audio.samples.length / audio.sampleRate;
+    // Read from disk a window at a time by diarization: the samples of a long episode never sit in memory.
+    audio = openWav(wav);
+    const duration = audio.length / audio.sampleRate;
     const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
     progress(0.08);
     log.debug("speech regions", { count: regions.length, speechSeconds: totalSeconds(regions), duration });
@@ -90,8 +92,11 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     let result: AsrResult | undefined;
     const threads = opts.threads ?? Math.max(1, cpus().length);
     if (regions.length) {
+      // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
+      const regionsFile = join(work, "regions.json");
+      writeFileSync(regionsFile, JSON.stringify(regions));
       const asrUsage = await runWorker(
-        ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(regions), "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1)],
+        ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1)],
         (m) => {
           if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
           if (m.result) result = m.result as AsrResult;
@@ -105,7 +110,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
 
     const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
     lap();
-    const speakers = opts.diarize === false || rawWords.length === 0 ? rawWords.map(() => "Speaker 1") : diarizeWords(audio.samples, audio.sampleRate, regions, rawWords, { numSpeakers: opts.numSpeakers });
+    const speakers = opts.diarize === false || rawWords.length === 0 ? rawWords.map(() => "Speaker 1") : diarizeWords(audio, regions, rawWords, { numSpeakers: opts.numSpeakers });
     opts.onStats?.("diarize", { wallSeconds: lap() });
     const words: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
     const segments = segmentsFromWords(words);
@@ -120,6 +125,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       engine: `faster-whisper/CTranslate2 ${model.name} int8 + silero-vad v5`,
     };
   } finally {
+    audio?.close();
     rmSync(work, { recursive: true, force: true });
   }
 }
