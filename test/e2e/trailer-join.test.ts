@@ -58,6 +58,21 @@ describe("trailer join", () => {
     expect(got).toEqual(expected);
   }, 120000);
 
+  test("the embedded WebAssembly engine joins too", async () => {
+    const parts = await Promise.all([1.2, 1.6].map((s, i) => segment(`wasm${i}.mp4`, s)));
+    const work = await mkdtemp(join(dir, "wasm-"));
+    const env: Record<string, string | undefined> = { ...process.env, PATH: join(work, "empty-path") };
+    delete env.FFMPEG_PATH;
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "trailer-join-wasm-child.ts"), work, ...parts], { env, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code, err).toBe(0);
+    const got = JSON.parse(out.trim().split("\n").pop()!);
+    expect(got.kind).toBe("wasm");
+    // 30 + 40 frames less the 7 the crossfade overlaps: its offset, 0.9 s, falls between frames 22
+    // and 23, so frames 23-29 of the first blend with 0-6 of the second.
+    expect(got.frames).toBe(63);
+  }, 300000);
+
   test("joining twice the segments does not take more memory", async () => {
     // 1080x1920 like the trailer's clips: here the single chain queued every later segment's frames.
     const one = await segment("big.mp4", 4, "1080x1920");
