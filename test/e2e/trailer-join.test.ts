@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, ffprobeJson } from "../../src/media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { joinVideoCrossfaded, pieceGraph, planJoin, probeSegments, videoCrossfadeChain } from "../../src/pipeline/trailer-join.ts";
+import { renderTrailer, trailerDuration } from "../../src/pipeline/trailer.ts";
+import { talkingHeadsPair } from "../helpers/compositions.ts";
 import { peakChildRss } from "../helpers/process-memory.ts";
 
 let dir: string;
@@ -57,6 +59,22 @@ describe("trailer join", () => {
     expect(got.length).toBe(expected.length);
     expect(got).toEqual(expected);
   }, 120000);
+
+  test("renderTrailer: picture and sound of the joined trailer last as the plan says", async () => {
+    const source = await probeMedia(await talkingHeadsPair(join(dir, "pair.mp4")));
+    const segments = [{ start: 0.5, end: 2.5, clip: 0 }, { start: 4, end: 6.4, clip: 0 }, { start: 6.8, end: 9.2, clip: 1 }];
+    const words = [0.6, 4.2, 7].map((t) => ({ word: "hello", start: t, end: t + 0.4, speaker: "Speaker 1" }));
+    const out = join(dir, "trailer.mp4");
+    const t = await renderTrailer({ source, words, segments, outPath: out, quality: { preset: "ultrafast" } });
+    const probe = await ffprobeJson(out);
+    const v = probe.streams.find((s) => s.codec_type === "video")!;
+    const a = probe.streams.find((s) => s.codec_type === "audio")!;
+    const planned = trailerDuration(segments, XF);
+    expect([v.width, v.height]).toEqual([1080, 1920]);
+    expect(Number(v.duration)).toBeCloseTo(planned, 1);
+    expect(Number(a.duration)).toBeCloseTo(planned, 1);
+    expect(t.durationSeconds).toBeCloseTo(planned, 1);
+  }, 300000);
 
   test("the embedded WebAssembly engine joins too", async () => {
     const parts = await Promise.all([1.2, 1.6].map((s, i) => segment(`wasm${i}.mp4`, s)));
