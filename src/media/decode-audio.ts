@@ -1,7 +1,7 @@
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { ffmpeg, mediaInput } from "./ffmpeg.ts";
 import { MediaProbeError } from "./probe.ts";
-import { measureSpeechLevel, speechGain, toPcm16 } from "./speech-level.ts";
+import { SpeechLevelMeter, speechGain, toPcm16 } from "./speech-level.ts";
 import { readWav, wavHeader16, type Pcm } from "./wav.ts";
 
 /** What the speech models take. */
@@ -25,19 +25,54 @@ export async function decodeToSpeechWav(input: string, output: string): Promise<
   const r = await ffmpeg(["-v", "error", "-y", ...mediaInput(input), "-map", "0:a:0", "-vn", "-af", SPEECH_HIGHPASS, "-ac", "1", "-ar", String(SPEECH_RATE), "-c:a", "pcm_f32le", "-f", "f32le", raw], { allowFailure: true });
   try {
     if (r.code !== 0) throw new MediaProbeError(`ffmpeg could not decode the audio of ${input}: ${r.stderr.trim().split("\n").pop() || `exit ${r.code}`}`);
-    const bytes = readFileSync(raw);
-    // Float32Array needs 4-byte alignment; x86 and ARM are little-endian like the file.
-    const aligned = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes);
-    const samples = new Float32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 4));
-    const { level, peak } = measureSpeechLevel(samples, SPEECH_RATE);
+    // Two passes over the float file in blocks (measure, then write), so memory stays flat in the
+    // episode's length: four hours of float samples would be 0.9 GB at once.
+    const meter = new SpeechLevelMeter(SPEECH_RATE);
+    forEachFloatBlock(raw, (samples) => meter.add(samples));
+    const { level, peak } = meter.result();
     const gain = speechGain(level, peak);
-    const pcm = toPcm16(samples, gain);
-    // Header and samples written one after the other: an episode's samples are not copied again.
-    writeFileSync(output, wavHeader16(SPEECH_RATE, pcm.byteLength));
-    appendFileSync(output, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    const out = openSync(output, "w");
+    try {
+      writeSync(out, wavHeader16(SPEECH_RATE, (fileSize(raw) / 4) * 2));
+      forEachFloatBlock(raw, (samples) => {
+        const pcm = toPcm16(samples, gain);
+        writeSync(out, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+      });
+    } finally {
+      closeSync(out);
+    }
     return { gainDb: 20 * Math.log10(gain) };
   } finally {
     rmSync(raw, { force: true });
+  }
+}
+
+const FLOAT_BLOCK_BYTES = 4 << 20;
+
+function fileSize(path: string): number {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    return size - (size % 4);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The little-endian float32 samples of a raw file, a few MB at a time (x86 and ARM are little-endian like the file). */
+function forEachFloatBlock(path: string, fn: (samples: Float32Array) => void): void {
+  const fd = openSync(path, "r");
+  const buf = new Uint8Array(FLOAT_BLOCK_BYTES);
+  try {
+    const total = fileSize(path);
+    for (let pos = 0; pos < total; ) {
+      const n = readSync(fd, buf, 0, Math.min(FLOAT_BLOCK_BYTES, total - pos), pos);
+      if (n <= 0) break;
+      fn(new Float32Array(buf.buffer, 0, Math.floor(n / 4)));
+      pos += n;
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

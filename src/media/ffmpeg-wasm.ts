@@ -114,6 +114,24 @@ function safeUnlink(core: CoreModule, mem: string): void {
   }
 }
 
+/**
+ * A concat demuxer list and the files it names (relative names, beside the list), copied into one
+ * fresh folder so the list reads the same there; returns the list's in-memory path and the copies.
+ */
+function copyConcatListIn(core: CoreModule, host: string): { list: string; files: string[] } {
+  const dir = `/in/concat-${counter++}`;
+  core.FS.mkdir(dir);
+  const files: string[] = [];
+  for (const m of readFileSync(host, "utf8").matchAll(/^file '([^'/]+)'$/gm)) {
+    const mem = `${dir}/${m[1]}`;
+    core.FS.writeFile(mem, readFileSync(join(dirname(host), m[1]!)));
+    files.push(mem);
+  }
+  const list = `${dir}/${basename(host)}`;
+  core.FS.writeFile(list, readFileSync(host));
+  return { list, files: [...files, list] };
+}
+
 /** Rewrites host paths inside filter strings (ASS scripts, font files, font directories). */
 function mapFilterPaths(core: CoreModule, filter: string): string {
   return filter.replace(/(filename|fontfile|fontsdir)='([^']+)'/g, (_m, key: string, host: string) => {
@@ -131,9 +149,17 @@ export async function runWasm(tool: "ffmpeg" | "ffprobe", args: string[], opts: 
   const core = await getCore();
   const mapped = [...args];
   const filterFlags = new Set(["-vf", "-af", "-filter_complex", "-lavfi"]);
+  const transient: string[] = [];
   for (let i = 0; i < mapped.length; i++) {
     const prev = mapped[i - 1];
-    if (prev === "-i" && existsSync(mapped[i]!)) mapped[i] = copyIn(core, mapped[i]!);
+    // `-f concat ... -i LIST`: the list's own files must come in with it.
+    const format = mapped.slice(0, i).lastIndexOf("-f");
+    const concatList = prev === "-i" && format >= 0 && mapped[format + 1] === "concat" && format > mapped.slice(0, i - 1).lastIndexOf("-i");
+    if (concatList && existsSync(mapped[i]!)) {
+      const { list, files } = copyConcatListIn(core, mapped[i]!);
+      mapped[i] = list;
+      transient.push(...files);
+    } else if (prev === "-i" && existsSync(mapped[i]!)) mapped[i] = copyIn(core, mapped[i]!);
     else if (prev && filterFlags.has(prev)) mapped[i] = mapFilterPaths(core, mapped[i]!);
   }
   // ffmpeg's output is its last argument; ffprobe's JSON goes to a file read back as stdout.
@@ -177,6 +203,7 @@ export async function runWasm(tool: "ffmpeg" | "ffprobe", args: string[], opts: 
     }
   } finally {
     if (outMem) safeUnlink(core, outMem);
+    for (const f of transient) safeUnlink(core, f);
   }
   if (code !== 0 && !opts.allowFailure) {
     const tail = stderr.split("\n").filter(Boolean).slice(-8).join("\n");

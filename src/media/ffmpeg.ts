@@ -170,6 +170,9 @@ export interface ProbeStream {
   avg_frame_rate?: string;
   r_frame_rate?: string;
   duration?: string;
+  /** Frames in the stream as the container counts them (mp4: its sample table). */
+  nb_frames?: string;
+  time_base?: string;
   disposition?: { attached_pic?: number };
 }
 

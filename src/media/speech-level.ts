@@ -21,35 +21,57 @@ const PEAK_DBFS = -1;
 
 const fromDb = (db: number) => 10 ** (db / 20);
 
-/** Level (99th percentile of 30 ms frame RMS) and the 99.9th percentile magnitude, both in 0..1 of full scale. */
-export function measureSpeechLevel(samples: Float32Array, sampleRate: number): { level: number; peak: number } {
-  const frame = Math.max(1, Math.round(sampleRate * 0.03));
-  const rms: number[] = [];
+/**
+ * Level (99th percentile of 30 ms frame RMS) and the 99.9th percentile magnitude, both in 0..1 of full
+ * scale, measured block by block so a long episode's samples never have to sit in memory at once.
+ */
+export class SpeechLevelMeter {
+  private readonly frame: number;
+  private readonly rms: number[] = [];
   // Magnitudes in 16-bit steps: the percentile without sorting every sample of a long episode.
-  const histogram = new Uint32Array(32769);
-  for (let i = 0; i < samples.length; i += frame) {
-    let sum = 0;
-    const end = Math.min(samples.length, i + frame);
-    for (let j = i; j < end; j++) {
-      const v = samples[j]!;
-      sum += v * v;
-      histogram[Math.min(32768, Math.round(Math.abs(v) * 32768))]!++;
-    }
-    rms.push(Math.sqrt(sum / (end - i)));
+  private readonly histogram = new Uint32Array(32769);
+  private count = 0;
+  private sum = 0;
+  private inFrame = 0;
+
+  constructor(sampleRate: number) {
+    this.frame = Math.max(1, Math.round(sampleRate * 0.03));
   }
-  if (!rms.length) return { level: 0, peak: 0 };
-  rms.sort((a, b) => a - b);
-  const level = rms[Math.min(rms.length - 1, Math.floor(0.99 * rms.length))]!;
-  let below = 0;
-  let peak = 0;
-  for (let v = 0; v < histogram.length; v++) {
-    below += histogram[v]!;
-    if (below >= 0.999 * samples.length) {
-      peak = v / 32768;
-      break;
+
+  add(samples: Float32Array): void {
+    for (let i = 0; i < samples.length; i++) {
+      const v = samples[i]!;
+      this.sum += v * v;
+      this.histogram[Math.min(32768, Math.round(Math.abs(v) * 32768))]!++;
+      this.count++;
+      if (++this.inFrame === this.frame) this.closeFrame();
     }
   }
-  return { level, peak };
+
+  private closeFrame(): void {
+    this.rms.push(Math.sqrt(this.sum / this.inFrame));
+    this.sum = 0;
+    this.inFrame = 0;
+  }
+
+  result(): { level: number; peak: number } {
+    if (this.inFrame > 0) this.closeFrame();
+    if (!this.rms.length) return { level: 0, peak: 0 };
+    const rms = [...this.rms].sort((a, b) => a - b);
+    const level = rms[Math.min(rms.length - 1, Math.floor(0.99 * rms.length))]!;
+    let below = 0;
+    for (let v = 0; v < this.histogram.length; v++) {
+      below += this.histogram[v]!;
+      if (below >= 0.999 * this.count) return { level, peak: v / 32768 };
+    }
+    return { level, peak: 1 };
+  }
+}
+
+export function measureSpeechLevel(samples: Float32Array, sampleRate: number): { level: number; peak: number } {
+  const meter = new SpeechLevelMeter(sampleRate);
+  meter.add(samples);
+  return meter.result();
 }
 
 /** The gain (linear) for a file at this level: up to the target, within the limits, peaks kept under PEAK_DBFS. */

@@ -3,9 +3,12 @@
  * verified model is present, otherwise the MFCC clustering, with a warning saying why. With the verified
  * segmentation model too, its speech joins the VAD's and its overlapped speech gets a second speaker.
  */
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { log } from "../log.ts";
 import { runWorker } from "../models/speech-runtime.ts";
 import { ModelNotAvailableError, resolveModel } from "../models/store.ts";
+import type { PcmSource } from "../media/wav.ts";
 import { diarizeWords, speakerTimeline, type SpeakerTurn } from "./diarize.ts";
 import { diarizeFromEmbeddings, embeddingWindows, type Window } from "./diarize-embeddings.ts";
 import { mergeRegions, speechRegions, type Region, type VadOptions } from "./vad.ts";
@@ -32,8 +35,8 @@ interface TimedWord {
 export interface LabelSpeakersInput {
   /** The 16 kHz mono WAV the worker reads. */
   wav: string;
-  samples: Float32Array;
-  sampleRate: number;
+  /** The same audio, read on demand (the MFCC fallback's features). */
+  audio: PcmSource;
   regions: Region[];
   words: TimedWord[];
   numSpeakers?: number;
@@ -44,7 +47,7 @@ export interface LabelSpeakersInput {
 }
 
 function mfccLabels(input: LabelSpeakersInput, warning?: string): SpeakerLabels {
-  const speakers = diarizeWords(input.samples, input.sampleRate, input.regions, input.words, { numSpeakers: input.numSpeakers });
+  const speakers = diarizeWords(input.audio, input.regions, input.words, { numSpeakers: input.numSpeakers });
   const turns = speakerTimeline(
     input.regions,
     input.words.map((w, i) => ({ ...w, speaker: speakers[i]! })),
@@ -83,14 +86,17 @@ async function segment(input: LabelSpeakersInput): Promise<{ speech: Region[]; o
     input.signal,
   );
   if (!seg) throw new Error("segmentation worker returned no probabilities");
-  const duration = input.samples.length / input.sampleRate;
+  const duration = input.audio.length / input.audio.sampleRate;
   return { speech: speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH), overlaps: speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP) };
 }
 
 async function embed(modelPath: string, windows: Window[], input: LabelSpeakersInput): Promise<number[][]> {
   let embeddings: number[][] | undefined;
+  // A file, not an argument: an episode's windows outgrow the kernel's limit on one argument (128 KiB).
+  const windowsFile = join(dirname(input.wav), "speaker-windows.json");
+  writeFileSync(windowsFile, JSON.stringify(windows.map((w) => [w.start, w.end])));
   await runWorker(
-    ["speakers", "--model", modelPath, "--audio", input.wav, "--windows", JSON.stringify(windows.map((w) => [w.start, w.end]))],
+    ["speakers", "--model", modelPath, "--audio", input.wav, "--windows-file", windowsFile],
     (m) => {
       if (Array.isArray(m.embeddings)) embeddings = m.embeddings as number[][];
     },

@@ -4,10 +4,11 @@
  * smoothed by a switching penalty. Output: one "Speaker N" label per word, numbered by first appearance.
  */
 import { averageLinkage, cosineDistance } from "./diarize-cluster.ts";
-import { DEFAULT_FEATURES, FRAME_HOP_SECONDS, mfcc } from "./diarize-features.ts";
+import { DEFAULT_FEATURES, FRAME_HOP_SECONDS, mfcc, type Mfcc } from "./diarize-features.ts";
 import { medianPitch, semitones } from "./diarize-pitch.ts";
 import { median } from "./vector-math.ts";
 import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood, mergeStats, type Stats } from "./diarize-gaussian.ts";
+import type { PcmSource } from "../media/wav.ts";
 import type { Region } from "./vad.ts";
 
 export interface DiarizeOptions {
@@ -131,12 +132,16 @@ export function smoothLabels(scores: number[][], switchPenalty: number): number[
   return path;
 }
 
-export function diarizeWords(samples: Float32Array, sampleRate: number, _regions: Region[], words: TimedWord[], opts: DiarizeOptions = {}): string[] {
+/**
+ * Labels words by speaker. The audio is read from `source` a window at a time; what is kept is one
+ * row of 12 floats per 10 ms (under 70 MB for 4 hours), so memory does not follow the samples.
+ */
+export function diarizeWords(source: PcmSource, _regions: Region[], words: TimedWord[], opts: DiarizeOptions = {}, features?: Mfcc): string[] {
   const o = { ...DEFAULTS, ...opts };
   if (!words.length) return [];
-  const { ceps } = mfcc(samples, sampleRate, { ...DEFAULT_FEATURES, nCeps: o.nCeps });
-  const nFrames = ceps.length;
-  const dim = ceps[0]?.length ?? 0;
+  // The rerun with the count fixed (below) passes the features back in rather than computing them again.
+  const feats = features ?? mfcc(source, { ...DEFAULT_FEATURES, nCeps: o.nCeps });
+  const { ceps, frames: nFrames, dim } = feats;
   const one = () => words.map(() => "Speaker 1");
   if (!nFrames) return one();
 
@@ -155,8 +160,8 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     if (!speech[f]) continue;
     count++;
     for (let d = 0; d < dim; d++) {
-      mean[d]! += ceps[f]![d]!;
-      sq[d]! += ceps[f]![d]! ** 2;
+      mean[d]! += ceps[f * dim + d]!;
+      sq[d]! += ceps[f * dim + d]! ** 2;
     }
   }
   if (count < 100) return one();
@@ -164,7 +169,12 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     mean[d]! /= count;
     sq[d] = Math.sqrt(Math.max(1e-8, sq[d]! / count - mean[d]! ** 2));
   }
-  const norm = ceps.map((c) => Float64Array.from(c, (v, d) => (v - mean[d]!) / sq[d]!));
+  // Normalised rows are computed when read, into one scratch row, rather than stored for every frame.
+  const row = new Float64Array(dim);
+  const norm = (f: number): Float64Array => {
+    for (let d = 0; d < dim; d++) row[d] = (ceps[f * dim + d]! - mean[d]!) / sq[d]!;
+    return row;
+  };
 
   // 1. Over-segment: windows within speech chunks, summarised by mean and spread, clustered by cosine.
   const windows: Array<[number, number]> = [];
@@ -181,8 +191,14 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
   const emb = windows.map(([fa, fb]) => {
     const m = new Float64Array(2 * dim);
     const n = fb - fa;
-    for (let f = fa; f < fb; f++) for (let d = 0; d < dim; d++) m[d]! += norm[f]![d]! / n;
-    for (let f = fa; f < fb; f++) for (let d = 0; d < dim; d++) m[dim + d]! += (norm[f]![d]! - m[d]!) ** 2 / n;
+    for (let f = fa; f < fb; f++) {
+      const x = norm(f);
+      for (let d = 0; d < dim; d++) m[d]! += x[d]! / n;
+    }
+    for (let f = fa; f < fb; f++) {
+      const x = norm(f);
+      for (let d = 0; d < dim; d++) m[dim + d]! += (x[d]! - m[d]!) ** 2 / n;
+    }
     for (let d = 0; d < dim; d++) m[dim + d] = Math.sqrt(m[dim + d]!);
     return m;
   });
@@ -216,7 +232,7 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     lab.forEach((c, i) => {
       if (!m.has(c)) m.set(c, emptyStats(dim));
       const [fa, fb] = wordFrames[i]!;
-      for (let f = fa; f < fb; f++) addFrame(m.get(c)!, norm[f]!);
+      for (let f = fa; f < fb; f++) addFrame(m.get(c)!, norm(f));
     });
     return m;
   };
@@ -258,11 +274,12 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     const scores = wordFrames.map(([fa, fb]) => {
       const n = Math.max(1, fb - fa);
       const weight = Math.min(10, n / 10);
-      return models.map((g) => {
-        let s = 0;
-        for (let f = fa; f < fb; f++) s += logLikelihood(g, norm[f]!);
-        return (s / n) * weight;
-      });
+      const sums = models.map(() => 0);
+      for (let f = fa; f < fb; f++) {
+        const x = norm(f);
+        models.forEach((g, i) => (sums[i]! += logLikelihood(g, x)));
+      }
+      return sums.map((s) => (s / n) * weight);
     });
     return smoothLabels(scores, o.switchPenalty).map((i) => ids[i]!);
   };
@@ -313,7 +330,7 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
             const [fa, fb] = wordFrames[i]!;
             for (let f = fa; f < fb; f += 2) times.push(f * FRAME_HOP_SECONDS);
           });
-          return [c, medianPitch(samples, sampleRate, times)] as const;
+          return [c, medianPitch(source, times)] as const;
         }),
       );
       const runs = medianRunSeconds(labels, words);
@@ -346,7 +363,7 @@ export function diarizeWords(samples: Float32Array, sampleRate: number, _regions
     // With the count known, cluster again from the over-segmentation: merging down to k by BIC
     // places the boundaries better than the pitch merges did.
     const k = new Set(labels).size;
-    if (k > 1) return diarizeWords(samples, sampleRate, _regions, words, { ...opts, numSpeakers: k });
+    if (k > 1) return diarizeWords(source, _regions, words, { ...opts, numSpeakers: k }, feats);
   }
   return labelByFirstAppearance(labels);
 }

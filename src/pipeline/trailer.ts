@@ -1,7 +1,7 @@
 /**
  * Trailer: a vertical reel of whole sentences taken from the best clips, joined with short
  * crossfades. planTrailer is pure (which sentences, in which order); renderTrailer renders each
- * segment with the clip renderer (captions, loudness) and joins them.
+ * segment with the clip renderer (captions, loudness) and joins them (trailer-join.ts).
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import type { CaptionStyle } from "./captions.ts";
 import type { AudiogramCard } from "./audiogram.ts";
 import type { MediaInfo, Word } from "./types.ts";
 import { splitSentences } from "./sentences.ts";
+import { audioCrossfadeChain, joinVideoCrossfaded, videoCrossfadeChain } from "./trailer-join.ts";
 
 export interface TrailerSegment {
   start: number;
@@ -90,23 +91,12 @@ export function planTrailer(clips: { start: number; end: number }[], words: Word
   return chosen.sort((a, b) => a.clip - b.clip || a.start - b.start);
 }
 
-/** xfade/acrossfade chain joining n inputs whose durations are given. */
+/**
+ * The whole join as one xfade/acrossfade graph over n inputs whose durations are given: the look.
+ * renderTrailer renders its video piece by piece (trailer-join.ts), which holds to this graph's frames.
+ */
 export function crossfadeGraph(durations: number[], crossfade: number): string {
-  if (durations.length === 1) return "[0:v]null[vout];[0:a]anull[aout]";
-  const parts: string[] = [];
-  let offset = 0;
-  let v = "[0:v]";
-  let a = "[0:a]";
-  for (let i = 1; i < durations.length; i++) {
-    offset += durations[i - 1]! - crossfade;
-    const vo = i === durations.length - 1 ? "[vout]" : `[v${i}]`;
-    const ao = i === durations.length - 1 ? "[aout]" : `[a${i}]`;
-    parts.push(`${v}[${i}:v]xfade=transition=fade:duration=${crossfade}:offset=${offset.toFixed(4)}${vo}`);
-    parts.push(`${a}[${i}:a]acrossfade=d=${crossfade}:c1=tri:c2=tri${ao}`);
-    v = vo;
-    a = ao;
-  }
-  return parts.join(";");
+  return `${videoCrossfadeChain(durations, crossfade)};${audioCrossfadeChain(durations.length, crossfade)}`;
 }
 
 export interface TrailerRequest {
@@ -132,26 +122,20 @@ export async function renderTrailer(req: TrailerRequest): Promise<{ path: string
         style: req.style, card: req.card, quality: q, outPath: join(work, `seg${i}.mp4`),
       }));
     }
-    const durations: number[] = [];
-    for (const p of parts) {
-      const probe = await ffprobeJson(p);
-      const a = probe.streams.find((s) => s.codec_type === "audio");
-      durations.push(Number(a?.duration ?? (await probeMedia(p)).durationSeconds));
-    }
     const engine = await detectEngine();
     const enc = videoEncoderArgs(engine.encoder, q);
-    const joined = join(work, "joined.mp4");
-    const graph = crossfadeGraph(durations, xf).replace("[vout]", "[vj]");
+    const video = join(work, "video.mp4");
+    await joinVideoCrossfaded(parts, xf, enc, work, video);
+    // Audio is small: one graph over all segments costs a few MB per minute of trailer.
+    const joined = join(work, "joined.wav");
     await ffmpeg([
-      "-y", ...enc.inputArgs, ...parts.flatMap((p) => mediaInput(p)),
-      "-filter_complex", `${graph};[vj]null${enc.filterSuffix}[vout]`,
-      "-map", "[vout]", "-map", "[aout]", ...enc.args,
-      "-c:a", "pcm_s16le", "-ar", "48000", "-f", "mov", joined,
+      "-y", ...parts.flatMap((p) => mediaInput(p)), "-filter_complex", audioCrossfadeChain(parts.length, xf),
+      "-map", "[aout]", "-c:a", "pcm_s16le", "-ar", "48000", "-f", "wav", joined,
     ]);
     // Crossfades change the programme loudness a little; one more normalisation on audio only.
     const audio = await normalizeAudio(joined, {}, join(work, "audio.m4a"), { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS });
     await ffmpeg([
-      "-y", ...mediaInput(joined), ...mediaInput(audio.path), "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy",
+      "-y", ...mediaInput(video), ...mediaInput(audio.path), "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy",
       "-movflags", "+faststart", req.outPath,
     ]);
     const info = await probeMedia(req.outPath);

@@ -1,8 +1,8 @@
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { decodeToSpeechWav } from "../media/decode-audio.ts";
-import { parseWav } from "../media/wav.ts";
+import { openWav } from "../media/wav.ts";
 import { probeMedia } from "../media/probe.ts";
 import { findModel } from "../models/manifest.ts";
 import { asrDevice, runWorker, SpeechWorkerError } from "../models/speech-runtime.ts";
@@ -104,6 +104,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
 
   await probeMedia(path, { requireAudio: true });
   const work = scratchDirSync("asr");
+  let audio: ReturnType<typeof openWav> | undefined;
   try {
     const wav = join(work, "speech.wav");
     let t0 = performance.now();
@@ -123,8 +124,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     }, opts.signal));
     opts.onStats?.("vad", vadUsage);
     if (!vad) throw new SpeechWorkerError("VAD worker returned no probabilities");
-    const audio = parseWav(readFileSync(wav), wav);
-    const duration = audio.samples.length / audio.sampleRate;
+    // Read from disk a window at a time by diarization: the samples of a long episode never sit in memory.
+    audio = openWav(wav);
+    const duration = audio.length / audio.sampleRate;
     const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
     progress(0.08);
     log.debug("speech regions", { count: regions.length, speechSeconds: totalSeconds(regions), duration });
@@ -133,8 +135,11 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
     if (regions.length) {
+      // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
+      const regionsFile = join(work, "regions.json");
+      writeFileSync(regionsFile, JSON.stringify(regions));
       const asrUsage = await blameModelOnFailure(modelName, opts.signal, () => runWorker(
-        ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(regions), "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice()],
+        ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice()],
         (m) => {
           if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
           if (m.device) {
@@ -162,7 +167,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const diarized =
       opts.diarize === false
         ? undefined
-        : await labelSpeakers({ wav, samples: audio.samples, sampleRate: audio.sampleRate, regions, words: rawWords, numSpeakers: opts.numSpeakers, diarizer: opts.diarizer, signal: opts.signal });
+        : await labelSpeakers({ wav, audio, regions, words: rawWords, numSpeakers: opts.numSpeakers, diarizer: opts.diarizer, signal: opts.signal });
     const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
     const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
@@ -181,6 +186,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       ...(diarized?.warning ? { warnings: [diarized.warning] } : {}),
     };
   } finally {
+    audio?.close();
     rmSync(work, { recursive: true, force: true });
   }
 }

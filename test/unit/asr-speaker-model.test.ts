@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
-import { readWav } from "../../src/media/wav.ts";
+import { pcmSource, readWav } from "../../src/media/wav.ts";
 import { findModel } from "../../src/models/manifest.ts";
 import { pull } from "../../src/models/pull.ts";
 import { ModelNotAvailableError, resolveModel } from "../../src/models/store.ts";
@@ -28,7 +28,7 @@ async function callInput(modelsDir: string) {
   // the reference's speech as the regions, and a word every half second inside them
   const regions = mergeRegions(parseRttm(readFileSync(join(SHARED_MEDIA, "two_speakers_call.rttm"), "utf8")).map((t) => [t.start, t.end]));
   const words = regions.flatMap(([a, b]) => Array.from({ length: Math.floor((b - a) / 0.5) }, (_, i) => ({ start: a + 0.5 * i, end: a + 0.5 * i + 0.4 })));
-  return { wav, samples: pcm.samples, sampleRate: pcm.sampleRate, regions, words, modelsDir };
+  return { wav, audio: pcmSource(pcm), regions, words, modelsDir };
 }
 
 describe("speaker-embedding model verification", () => {

@@ -4,19 +4,23 @@ Speech worker for clipyard: runs the verified local models that have no JavaScri
 Four commands, each reads a 16 kHz mono 16-bit WAV and prints JSON lines on stdout:
   vad  --vad-model FILE --audio WAV
        -> {"vad": {"frame_seconds": 0.032, "probs": [...]}}   (Silero v5 speech probability per 512 samples)
-  asr  --model DIR --audio WAV [--regions JSON] [--language auto|xx] [--threads N] [--beam N] [--device auto|cpu|cuda]
+  asr  --model DIR --audio WAV --regions-file JSON [--language auto|xx] [--threads N] [--beam N] [--device auto|cpu|cuda]
        -> {"device": {"device", "compute_type", "warning"?}} {"progress": 0.42} ... then {"result": {"language", "language_probability", "duration", "words": [...]}}
   cuda
        -> {"cuda": {"usable", "reason", "driver", "devices", "cublas", "cudnn", "library_dirs"}}  (whether GPU recognition would run, and why not)
-  speakers --model FILE --audio WAV --windows JSON
+  speakers --model FILE --audio WAV --windows-file JSON
        -> {"embeddings": [[192 floats], ...]}   (3D-Speaker CAM++ speaker embedding per [start, end] window)
   segment --model FILE --audio WAV [--step S]
        -> {"progress": ...} ... {"segmentation": {"frame_seconds", "speech": [...], "overlap": [...]}}
           (pyannote segmentation-3.0: probability of speech and of two overlapping speakers per 16.875 ms)
 
-Speech regions decided by the caller (from the VAD probabilities) are cut out and joined before
-recognition so silence costs nothing; word times are mapped back to the original timeline here,
-because only this side knows where each joined piece came from.
+Speech regions decided by the caller (from the VAD probabilities, in a JSON file) are cut out and
+joined before recognition so silence costs nothing; word times are mapped back to the original
+timeline here, because only this side knows where each joined piece came from.
+
+Memory stays flat in the episode's length: VAD reads the WAV a minute at a time, and recognition runs
+on batches of regions holding at most BATCH_SECONDS of speech, each read from the WAV when its turn
+comes (Whisper's feature extraction over a whole hour alone takes gigabytes).
 """
 import argparse
 import glob
@@ -32,6 +36,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 SAMPLE_RATE = 16000
+VAD_WINDOW = 512  # Silero v5 at 16 kHz
+VAD_READ_WINDOWS = 1875  # one minute of VAD windows per read
+BATCH_SECONDS = 300
 
 
 def emit(obj):
@@ -39,12 +46,18 @@ def emit(obj):
     sys.stdout.flush()
 
 
-def read_wav(path):
-    with wave.open(path, "rb") as w:
-        if w.getframerate() != SAMPLE_RATE or w.getnchannels() != 1 or w.getsampwidth() != 2:
-            raise SystemExit(f"expected 16 kHz mono 16-bit WAV, got {w.getframerate()} Hz x{w.getnchannels()} {8 * w.getsampwidth()}-bit")
-        data = w.readframes(w.getnframes())
-    return np.frombuffer(data, dtype=np.int16).astype(np.float32) / 32768.0
+def open_wav(path):
+    w = wave.open(path, "rb")
+    if w.getframerate() != SAMPLE_RATE or w.getnchannels() != 1 or w.getsampwidth() != 2:
+        w.close()
+        raise SystemExit(f"expected 16 kHz mono 16-bit WAV, got {w.getframerate()} Hz x{w.getnchannels()} {8 * w.getsampwidth()}-bit")
+    return w
+
+
+def read_samples(w, start, end):
+    """Samples [start, end) of an open WAV as float32 in -1..1."""
+    w.setpos(start)
+    return np.frombuffer(w.readframes(end - start), dtype=np.int16).astype(np.float32) / 32768.0
 
 
 def run_vad(args):
@@ -54,19 +67,22 @@ def run_vad(args):
     opts.inter_op_num_threads = 1
     opts.intra_op_num_threads = 1
     session = ort.InferenceSession(args.vad_model, sess_options=opts, providers=["CPUExecutionProvider"])
-    audio = read_wav(args.audio)
-    window, context_size = 512, 64  # Silero v5 at 16 kHz: 512-sample windows with 64 samples of left context
+    window, context_size = VAD_WINDOW, 64  # 512-sample windows with 64 samples of left context
     state = np.zeros((2, 1, 128), dtype=np.float32)
     context = np.zeros((1, context_size), dtype=np.float32)
     sr = np.array(SAMPLE_RATE, dtype=np.int64)
     probs = []
-    n = len(audio) // window
-    for i in range(n):
-        chunk = audio[i * window:(i + 1) * window].reshape(1, -1)
-        x = np.concatenate([context, chunk], axis=1)
-        out, state = session.run(None, {"input": x, "state": state, "sr": sr})
-        context = x[:, -context_size:]
-        probs.append(round(float(out[0][0]), 4))
+    with open_wav(args.audio) as w:
+        n = w.getnframes() // window
+        for first in range(0, n, VAD_READ_WINDOWS):
+            count = min(VAD_READ_WINDOWS, n - first)
+            audio = read_samples(w, first * window, (first + count) * window)
+            for i in range(count):
+                chunk = audio[i * window:(i + 1) * window].reshape(1, -1)
+                x = np.concatenate([context, chunk], axis=1)
+                out, state = session.run(None, {"input": x, "state": state, "sr": sr})
+                context = x[:, -context_size:]
+                probs.append(round(float(out[0][0]), 4))
     emit({"vad": {"frame_seconds": window / SAMPLE_RATE, "probs": probs}})
 
 
@@ -126,6 +142,27 @@ def cuda_status():
             "cublas": cublas is not None, "cudnn": cudnn is not None, "library_dirs": cuda_library_dirs()}
 
 
+def speech_batches(regions, total_samples, batch_samples):
+    """
+    Regions as sample ranges, in batches of at most batch_samples of speech. A region longer than a
+    batch (minutes without a pause) is cut into batch-long pieces.
+    """
+    batches, current, size = [], [], 0
+    for start, end in regions:
+        a, b = int(max(0.0, start) * SAMPLE_RATE), int(min(total_samples / SAMPLE_RATE, end) * SAMPLE_RATE)
+        while b > a:
+            piece_end = min(b, a + batch_samples)
+            if current and size + (piece_end - a) > batch_samples:
+                batches.append(current)
+                current, size = [], 0
+            current.append((a, piece_end))
+            size += piece_end - a
+            a = piece_end
+    if current:
+        batches.append(current)
+    return batches
+
+
 def load_model(args):
     from faster_whisper import WhisperModel
 
@@ -153,23 +190,16 @@ def load_model(args):
     return model
 
 
-def run_asr(args):
-    audio = read_wav(args.audio)
-    duration = len(audio) / SAMPLE_RATE
-    regions = json.loads(args.regions) if args.regions else [[0.0, duration]]
-    # Join the speech regions; remember (joined_start, original_start, length) for mapping back.
+def transcribe_batch(model, w, batch, language, args, on_progress):
+    """Words of one batch of regions (sample ranges), on the original timeline, and the run's info."""
     pieces, spans, cursor = [], [], 0.0
-    for start, end in regions:
-        a, b = int(max(0.0, start) * SAMPLE_RATE), int(min(duration, end) * SAMPLE_RATE)
-        if b <= a:
-            continue
-        pieces.append(audio[a:b])
+    for a, b in batch:
+        pieces.append(read_samples(w, a, b))
+        # (joined_start, original_start, length) for mapping back
         spans.append((cursor, a / SAMPLE_RATE, (b - a) / SAMPLE_RATE))
         cursor += (b - a) / SAMPLE_RATE
-    if not pieces:
-        emit({"result": {"language": args.language if args.language != "auto" else "en", "language_probability": 0.0, "duration": duration, "words": []}})
-        return
     joined = np.concatenate(pieces)
+    del pieces
 
     def piece_of(t, prefer_next=False):
         for i, (js, _os, ln) in enumerate(spans):
@@ -182,8 +212,6 @@ def run_asr(args):
         js, os_, ln = spans[piece]
         return os_ + min(max(t - js, 0.0), ln)
 
-    model = load_model(args)
-    language = None if args.language == "auto" else args.language
     segments, info = model.transcribe(
         joined,
         language=language,
@@ -193,19 +221,43 @@ def run_asr(args):
         vad_filter=False,  # speech regions already come from our verified Silero model
     )
     words = []
-    total = max(cursor, 1e-6)
     for seg in segments:
-        for w in seg.words or []:
-            text = w.word.strip()
+        for w_ in seg.words or []:
+            text = w_.word.strip()
             if not text:
                 continue
             # A word never spans a seam: the silence cut out between pieces is not part of it.
-            piece = piece_of(w.start, prefer_next=True)
-            start = to_original(w.start, piece)
-            end = max(start, to_original(w.end, piece))
-            words.append({"word": text, "start": round(start, 3), "end": round(end, 3), "p": round(float(w.probability), 3)})
-        emit({"progress": round(min(1.0, seg.end / total), 4)})
-    emit({"result": {"language": info.language, "language_probability": round(float(info.language_probability), 4), "duration": duration, "words": words}})
+            piece = piece_of(w_.start, prefer_next=True)
+            start = to_original(w_.start, piece)
+            end = max(start, to_original(w_.end, piece))
+            words.append({"word": text, "start": round(start, 3), "end": round(end, 3), "p": round(float(w_.probability), 3)})
+        on_progress(min(seg.end, cursor))
+    return words, info
+
+
+def run_asr(args):
+    with open(args.regions_file) as f:
+        regions = json.load(f)
+    with open_wav(args.audio) as w:
+        total_samples = w.getnframes()
+        duration = total_samples / SAMPLE_RATE
+        batches = speech_batches(regions, total_samples, BATCH_SECONDS * SAMPLE_RATE)
+        if not batches:
+            emit({"result": {"language": args.language if args.language != "auto" else "en", "language_probability": 0.0, "duration": duration, "words": []}})
+            return
+        model = load_model(args)
+        speech = max(sum(b - a for batch in batches for a, b in batch) / SAMPLE_RATE, 1e-6)
+        language = None if args.language == "auto" else args.language
+        words, first_info, done = [], None, 0.0
+        for batch in batches:
+            batch_words, info = transcribe_batch(model, w, batch, language, args, lambda t: emit({"progress": round(min(1.0, (done + t) / speech), 4)}))
+            words.extend(batch_words)
+            done += sum(b - a for a, b in batch) / SAMPLE_RATE
+            if first_info is None:
+                # The language is detected once, on the first 30 s of speech, as for a single pass.
+                first_info = info
+                language = info.language
+    emit({"result": {"language": first_info.language, "language_probability": round(float(first_info.language_probability), 4), "duration": duration, "words": words}})
 
 
 # ---- torch-free checkpoint reading -------------------------------------------------------------
@@ -485,28 +537,30 @@ def run_segment(args):
     # probability that someone speaks and that two people speak at once, averaged over the chunks.
     ck = load_state_dict(args.model)
     sd = ck["state_dict"]
-    audio = read_wav(args.audio)
-    step = int(args.step * SAMPLE_RATE)
-    last = max(0, len(audio) - SEG_CHUNK)
-    starts = list(range(0, last + 1, step))
-    if starts[-1] != last:
-        starts.append(last)
-    n = max(1, len(audio) // SEG_FRAME)
-    speech, overlap, count = np.zeros(n), np.zeros(n), np.zeros(n)
-    for k in range(0, len(starts), 4):
-        batch = starts[k:k + 4]
-        chunks = np.zeros((len(batch), SEG_CHUNK), dtype=np.float32)
-        for j, a in enumerate(batch):
-            piece = audio[a:a + SEG_CHUNK]
-            chunks[j, :len(piece)] = piece
-        probs = np.exp(segmentation(chunks, sd))
-        for j, a in enumerate(batch):
-            idx = (a + SEG_FIRST + np.arange(probs.shape[1]) * SEG_FRAME) // SEG_FRAME
-            ok = idx < min(n, (a + min(SEG_CHUNK, len(audio) - a)) // SEG_FRAME + 1)
-            speech[idx[ok]] += 1 - probs[j, ok, 0]
-            overlap[idx[ok]] += probs[j, ok, 4:].sum(axis=1)
-            count[idx[ok]] += 1
-        emit({"progress": round(min(1.0, (k + len(batch)) / len(starts)), 4)})
+    with open_wav(args.audio) as w:
+        total = w.getnframes()
+        step = int(args.step * SAMPLE_RATE)
+        last = max(0, total - SEG_CHUNK)
+        starts = list(range(0, last + 1, step))
+        if starts[-1] != last:
+            starts.append(last)
+        n = max(1, total // SEG_FRAME)
+        speech, overlap, count = np.zeros(n), np.zeros(n), np.zeros(n)
+        for k in range(0, len(starts), 4):
+            batch = starts[k:k + 4]
+            chunks = np.zeros((len(batch), SEG_CHUNK), dtype=np.float32)
+            for j, a in enumerate(batch):
+                # Read a chunk at a time: an episode's samples never sit in memory at once.
+                piece = read_samples(w, a, min(total, a + SEG_CHUNK))
+                chunks[j, :len(piece)] = piece
+            probs = np.exp(segmentation(chunks, sd))
+            for j, a in enumerate(batch):
+                idx = (a + SEG_FIRST + np.arange(probs.shape[1]) * SEG_FRAME) // SEG_FRAME
+                ok = idx < min(n, (a + min(SEG_CHUNK, total - a)) // SEG_FRAME + 1)
+                speech[idx[ok]] += 1 - probs[j, ok, 0]
+                overlap[idx[ok]] += probs[j, ok, 4:].sum(axis=1)
+                count[idx[ok]] += 1
+            emit({"progress": round(min(1.0, (k + len(batch)) / len(starts)), 4)})
     count = np.maximum(count, 1)
     emit({"segmentation": {
         "frame_seconds": SEG_FRAME / SAMPLE_RATE,
@@ -519,20 +573,22 @@ def run_speakers(args):
     # The checkpoint is the verified PyTorch file itself, read without torch (a zip of a pickle and raw
     # tensors): converting it to ONNX would produce bytes no official checksum vouches for.
     sd = load_state_dict(args.model)
-    audio = read_wav(args.audio)
-    windows = json.loads(args.windows)
-    # Windows of equal length run as one batch; 8 keeps the largest intermediate array near 100 MB.
-    by_len = {}
-    for i, (start, end) in enumerate(windows):
-        a, b = int(max(0.0, start) * SAMPLE_RATE), int(min(len(audio) / SAMPLE_RATE, end) * SAMPLE_RATE)
-        by_len.setdefault(max(b - a, 400), []).append((i, a))
-    result = [None] * len(windows)
-    for length, items in by_len.items():
-        for k in range(0, len(items), 8):
-            chunk = items[k:k + 8]
-            feats = np.stack([fbank(audio[a:a + length]) for _, a in chunk])
-            for (i, _), e in zip(chunk, campplus(feats, sd)):
-                result[i] = [round(float(v), 5) for v in e]
+    with open(args.windows_file) as f:
+        windows = json.load(f)
+    with open_wav(args.audio) as w:
+        total = w.getnframes()
+        # Windows of equal length run as one batch; 8 keeps the largest intermediate array near 100 MB.
+        by_len = {}
+        for i, (start, end) in enumerate(windows):
+            a, b = int(max(0.0, start) * SAMPLE_RATE), int(min(total / SAMPLE_RATE, end) * SAMPLE_RATE)
+            by_len.setdefault(max(b - a, 400), []).append((i, a))
+        result = [None] * len(windows)
+        for length, items in by_len.items():
+            for k in range(0, len(items), 8):
+                chunk = items[k:k + 8]
+                feats = np.stack([fbank(read_samples(w, a, min(total, a + length))) for _, a in chunk])
+                for (i, _), e in zip(chunk, campplus(feats, sd)):
+                    result[i] = [round(float(v), 5) for v in e]
     emit({"embeddings": result})
 
 
@@ -545,7 +601,7 @@ def main():
     a = sub.add_parser("asr")
     a.add_argument("--model", required=True)
     a.add_argument("--audio", required=True)
-    a.add_argument("--regions")
+    a.add_argument("--regions-file", required=True, help="JSON list of [start, end] seconds")
     a.add_argument("--language", default="auto")
     a.add_argument("--threads", type=int, default=2)
     a.add_argument("--beam", type=int, default=1)
@@ -554,7 +610,7 @@ def main():
     s = sub.add_parser("speakers")
     s.add_argument("--model", required=True)
     s.add_argument("--audio", required=True)
-    s.add_argument("--windows", required=True)
+    s.add_argument("--windows-file", required=True, help="JSON list of [start, end] seconds")
     g = sub.add_parser("segment")
     g.add_argument("--model", required=True)
     g.add_argument("--audio", required=True)
