@@ -8,7 +8,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ffmpeg, ffprobeJson } from "../media/ffmpeg.ts";
+import { ffmpeg, ffprobeJson, mediaInput } from "../media/ffmpeg.ts";
 import { videoEncoderArgs } from "../media/ffmpeg-engine.ts";
 
 export interface SegmentFrames {
@@ -148,7 +148,7 @@ export async function joinVideoCrossfaded(
     const { inputs, graph } = pieceGraph(p, crossfade, clock, enc.filterSuffix);
     const name = `piece${String(i).padStart(3, "0")}.mp4`;
     await ffmpeg([
-      "-y", ...enc.inputArgs, ...inputs.flatMap((s) => ["-i", parts[s]!]),
+      "-y", ...enc.inputArgs, ...inputs.flatMap((s) => mediaInput(parts[s]!)),
       "-filter_complex", graph, "-map", "[v]", "-an", ...enc.args, "-f", "mp4", join(work, name),
     ]);
     names.push(name);

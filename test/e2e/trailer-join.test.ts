@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffmpeg, ffprobeJson } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, ffprobeJson, mediaInput } from "../../src/media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { joinVideoCrossfaded, pieceGraph, planJoin, probeSegments, videoCrossfadeChain } from "../../src/pipeline/trailer-join.ts";
@@ -29,7 +29,7 @@ async function segment(name: string, seconds: number, size = "180x320"): Promise
 
 /** MD5 of every decoded frame a graph outputs at [v]. */
 async function frameHashes(inputs: string[], graph: string): Promise<string[]> {
-  const r = await ffmpeg(["-v", "error", ...inputs.flatMap((p) => ["-i", p]), "-filter_complex", graph, "-map", "[v]", "-f", "framemd5", "-"]);
+  const r = await ffmpeg(["-v", "error", ...inputs.flatMap((p) => mediaInput(p)), "-filter_complex", graph, "-map", "[v]", "-f", "framemd5", "-"]);
   return r.stdout.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split(",").pop()!.trim());
 }
 
