@@ -9,7 +9,8 @@ import { loadManifest } from "../models/manifest.ts";
 import { capture } from "../capture.ts";
 import { describePackages, speechRuntimeStatus } from "../models/speech-runtime-status.ts";
 import { cudaStatus } from "../models/speech-runtime.ts";
-import { modelDir } from "../models/store.ts";
+import { modelDir, resolveModel } from "../models/store.ts";
+import { checkVadEngine } from "../pipeline/vad-engine.ts";
 
 type Status = "ok" | "warn" | "fail";
 interface Check {
@@ -61,6 +62,8 @@ async function checks(): Promise<Check[]> {
         : `${speech.state}: ${speech.problem} (run: ${speech.fix})`,
     data: { ...speech, cpuFeatures: cpu },
   });
+
+  out.push(await vadCheck(speech.state === "ready"));
 
   const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
   out.push(gpu.code === 0 ? { name: "gpu", status: "ok", detail: gpu.out } : { name: "gpu", status: "ok", detail: "none (CPU only)" });
@@ -123,6 +126,25 @@ async function cudaCheck(runtimeState: string, gpuPresent: boolean): Promise<Che
   } catch (err) {
     return { name, status: "warn", detail: `unknown: ${(err as Error).message}`, data: { available: false, reason: (err as Error).message } };
   }
+}
+
+/** Which engine voice activity runs on, and why; the in-process one is proven by running the verified model. */
+async function vadCheck(pythonReady: boolean): Promise<Check> {
+  const name = "voice activity";
+  let modelPath: string | undefined;
+  try {
+    modelPath = resolveModel("silero-vad");
+  } catch {
+    // reported by the model check below
+  }
+  const c = await checkVadEngine(modelPath);
+  const data = { ...c };
+  if (c.error) return { name, status: "fail", detail: c.error, data };
+  if (c.engine === "onnxruntime-node") {
+    const proof = c.ran ? `, Silero ran ${c.ran.windows} windows in ${c.ran.seconds.toFixed(2)} s` : "";
+    return { name, status: "ok", detail: `in-process: ${c.reason}${proof}`, data };
+  }
+  return { name, status: pythonReady ? "ok" : "fail", detail: `Python speech worker: ${c.reason}${pythonReady ? "" : " (and the speech runtime is not installed)"}`, data };
 }
 
 /** `clipyard doctor [--json]`: what this machine will run, and what is missing. */

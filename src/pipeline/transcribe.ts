@@ -13,9 +13,12 @@ import { detectSpeakerNames } from "./diarize-names.ts";
 import { segmentsFromWords } from "./transcribe-segments.ts";
 import type { Transcript, Word } from "./types.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
+import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
 
 /** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
 export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
+
+const VAD_ENGINE_LABEL: Record<VadEngine, string> = { "onnxruntime-node": "in-process", "python-worker": "in the Python worker" };
 
 export interface TranscribeOptions {
   /** Manifest name of the Whisper model; default CLIPYARD_ASR_MODEL or whisper-tiny.en. */
@@ -82,13 +85,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     opts.onStats?.("decode", { wallSeconds: lap() });
     progress(0.03);
 
-    let vad: { frame_seconds: number; probs: number[] } | undefined;
-    const vadUsage = await runWorker(["vad", "--vad-model", vadPath, "--audio", wav], (m) => {
-      if (m.vad) vad = m.vad as typeof vad;
-    }, opts.signal);
-    opts.onStats?.("vad", vadUsage);
-    if (!vad) throw new SpeechWorkerError("VAD worker returned no probabilities");
     const audio = parseWav(readFileSync(wav), wav);
+    const vad = await speechProbabilities(wav, audio, vadPath, opts.signal);
+    opts.onStats?.("vad", vad.usage);
     const duration = audio.samples.length / audio.sampleRate;
     const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
     progress(0.08);
@@ -129,7 +128,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
       speakerTurns: speakerTimeline(regions, words),
-      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5`,
+      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}`,
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
