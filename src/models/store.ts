@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
-import { findModel, type ModelSpec } from "./manifest.ts";
+import { findModel, type ModelFileSpec } from "./manifest.ts";
 
 /**
  * Where verified models live: `<modelsDir>/<model name>/<file>`, plus a stamp recording the size and
@@ -34,7 +34,7 @@ export function stampVerified(dir: string, file: string, spec: { sha256?: string
 export type FileState = "missing" | "unverified" | "verified";
 
 /** Cheap check: present, and unchanged since it was verified against the checksum the manifest holds now. */
-export function fileState(dir: string, file: ModelSpec["files"][number]): FileState {
+export function fileState(dir: string, file: Pick<ModelFileSpec, "file" | "size" | "sha256" | "sha1">): FileState {
   const path = join(dir, file.file);
   if (!existsSync(path)) return "missing";
   const s = readStamp(dir)[file.file];

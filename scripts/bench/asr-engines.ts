@@ -1,0 +1,108 @@
+#!/usr/bin/env bun
+/**
+ * Recognition engines side by side on the shared recordings: CTranslate2 (faster-whisper in the Python
+ * worker, int8 on the CPU) against whisper.cpp in-process (the ggml file converted from the same
+ * verified weights, float16). Same audio (the whole file, no VAD cut), greedy decoding, same threads;
+ * each recognition runs in its own process, model load included, so CPU time and peak memory compare.
+ * DER uses the pipeline's own VAD regions and diarization on each engine's words.
+ *
+ *   bun scripts/bench/asr-engines.ts [--threads 2] [--runs 1]
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
+import { readWav } from "../../src/media/wav.ts";
+import { ensureDerived } from "../../src/models/derived.ts";
+import { speechPython, workerScript } from "../../src/models/speech-runtime.ts";
+import { resolveModel } from "../../src/models/store.ts";
+import { diarizeWords, speakerTimeline } from "../../src/pipeline/diarize.ts";
+import { speechRegions } from "../../src/pipeline/vad.ts";
+import { speechProbabilities } from "../../src/pipeline/vad-engine.ts";
+import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
+import { diarizationErrorRate, parseRttm, wordErrorRate } from "./asr-scoring.ts";
+import { numberFlag, table } from "./load.ts";
+
+const threads = numberFlag("threads", 2);
+const runs = numberFlag("runs", 1);
+const work = mkdtempSync(join(tmpdir(), "clipyard-bench-engines-"));
+
+interface Word {
+  word: string;
+  start: number;
+  end: number;
+}
+interface Run {
+  words: Word[];
+  wallSeconds: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+async function measure(cmd: string[], parse: (out: string) => Word[]): Promise<Run> {
+  const t0 = performance.now();
+  const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, OMP_NUM_THREADS: String(threads), HF_HUB_OFFLINE: "1" } });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  if ((await proc.exited) !== 0) throw new Error(`${cmd.slice(0, 2).join(" ")} failed: ${err.trim().split("\n").slice(-3).join(" | ")}`);
+  const ru = proc.resourceUsage()!;
+  return {
+    words: parse(out),
+    wallSeconds: (performance.now() - t0) / 1000,
+    cpuSeconds: Number(ru.cpuTime.user + ru.cpuTime.system) / 1e6,
+    peakRssMb: ru.maxRSS / (1024 * 1024), // Bun reports bytes
+  };
+}
+
+const ct2Dir = resolveModel("whisper-tiny.en");
+const ggml = await ensureDerived("whisper-tiny.en-ggml");
+const engines: Record<string, (wav: string, duration: number) => Promise<Run>> = {
+  "CTranslate2 int8 (Python worker)": (wav, duration) =>
+    measure(
+      [speechPython(), workerScript(), "asr", "--model", ct2Dir, "--audio", wav, "--regions", JSON.stringify([[0, duration]]), "--language", "en", "--threads", String(threads), "--beam", "1", "--device", "cpu"],
+      (out) => (JSON.parse(out.trim().split("\n").pop()!) as { result: { words: Word[] } }).result.words,
+    ),
+  "whisper.cpp f16 (in-process addon)": (wav) =>
+    measure(["bun", join(import.meta.dir, "asr-engines-child.ts"), ggml, wav, String(threads)], (out) => (JSON.parse(out.trim()) as { words: Word[] }).words),
+};
+
+const rows: Record<string, string | number>[] = [];
+for (const name of ["jfk", "two_speakers_call"]) {
+  const wav = join(work, `${name}.wav`);
+  await decodeToSpeechWav(join(SHARED_MEDIA, `${name}.wav`), wav);
+  const audio = readWav(wav);
+  const duration = audio.samples.length / audio.sampleRate;
+  const ref = readFileSync(join(SHARED_MEDIA, `${name}.ref.txt`), "utf8");
+  const vad = await speechProbabilities(wav, audio, resolveModel("silero-vad"));
+  const regions = speechRegions(vad.probs, vad.frame_seconds, duration);
+  let rttm: string | undefined;
+  try {
+    rttm = readFileSync(join(SHARED_MEDIA, `${name}.rttm`), "utf8");
+  } catch {
+    // no diarization reference for this recording
+  }
+  for (const [engine, run] of Object.entries(engines)) {
+    const all: Run[] = [];
+    for (let i = 0; i < runs; i++) all.push(await run(wav, duration));
+    const best = all.reduce((a, b) => (b.cpuSeconds < a.cpuSeconds ? b : a));
+    const hyp = best.words.map((w) => w.word).join(" ");
+    let der = "";
+    if (rttm && best.words.length) {
+      const speakers = diarizeWords(audio.samples, audio.sampleRate, regions, best.words);
+      const turns = speakerTimeline(regions, best.words.map((w, i) => ({ ...w, speaker: speakers[i]! })));
+      der = `${(100 * diarizationErrorRate(parseRttm(rttm), turns).der).toFixed(1)} %`;
+    }
+    rows.push({
+      recording: `${name} (${duration.toFixed(1)} s)`,
+      engine,
+      "WER": `${(100 * wordErrorRate(ref, hyp).wer).toFixed(1)} %`,
+      DER: der,
+      "RTF cpu": (best.cpuSeconds / duration).toFixed(3),
+      "RTF wall": (best.wallSeconds / duration).toFixed(3),
+      "cpu s": best.cpuSeconds.toFixed(2),
+      "peak RSS MB": best.peakRssMb.toFixed(0),
+    });
+  }
+}
+rmSync(work, { recursive: true, force: true });
+console.log(`recognition engines — ${threads} threads, best of ${runs} by CPU time, load average ${loadavg()[0]!.toFixed(1)} at end`);
+console.log(table(rows));

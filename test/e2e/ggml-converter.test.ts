@@ -1,0 +1,94 @@
+/**
+ * The CTranslate2 → ggml converter on the verified whisper-tiny.en: deterministic bytes matching the
+ * manifest's derived record, Whisper's mel filterbank as faster-whisper computes it, the derived file
+ * re-made when it no longer matches, and whisper.cpp hearing the same words from it as CTranslate2.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readWav } from "../../src/media/wav.ts";
+import { ct2ToGgmlChunks, melFilters } from "../../src/models/ct2-to-ggml.ts";
+import { ensureDerived } from "../../src/models/derived.ts";
+import { findDerived } from "../../src/models/manifest.ts";
+import { runWorker, speechPython } from "../../src/models/speech-runtime.ts";
+import { fileState, modelDir, resolveModel } from "../../src/models/store.ts";
+import { recogniseWithWhisperCpp, wordsFromTokenSegments } from "../../src/models/whisper-cpp.ts";
+import { wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
+
+const work = mkdtempSync(join(tmpdir(), "clipyard-ggml-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const spec = findDerived("whisper-tiny.en-ggml");
+
+test("two conversions give the same bytes: the manifest's sha256, with whisper.cpp's header and size", () => {
+  const dir = resolveModel("whisper-tiny.en");
+  const convert = () => ct2ToGgmlChunks(readFileSync(join(dir, "model.bin")), readFileSync(join(dir, "tokenizer.json"), "utf8"));
+  const digest = (chunks: Uint8Array[]) => chunks.reduce((h, c) => h.update(c), createHash("sha256")).digest("hex");
+  const a = convert();
+  expect(digest(a)).toBe(spec.sha256);
+  expect(digest(convert())).toBe(spec.sha256);
+  // Same length as whisper.cpp's published ggml-tiny.en.bin.
+  expect(a.reduce((n, c) => n + c.length, 0)).toBe(77_704_715);
+  const header = new Int32Array(a[0]!.slice().buffer);
+  // magic, n_vocab, n_audio_ctx, n_audio_state, n_audio_head, n_audio_layer, n_text_ctx, n_text_state, n_text_head, n_text_layer, n_mels, f16
+  expect([...header]).toEqual([0x67676d6c, 51864, 1500, 384, 6, 4, 448, 384, 6, 4, 80, 1]);
+});
+
+test("the mel filterbank is faster-whisper's, to the last bit of float32", () => {
+  const py = Bun.spawnSync([speechPython(), "-c", "import json; from faster_whisper.feature_extractor import FeatureExtractor as F; print(json.dumps(F.get_mel_filters(16000, 400, 80).astype('float32').tolist()))"]);
+  expect(py.exitCode).toBe(0);
+  const ref = Float32Array.from((JSON.parse(py.stdout.toString()) as number[][]).flat());
+  const ours = melFilters(80);
+  expect(ours.length).toBe(80 * 201);
+  expect(Array.from(ours)).toEqual(Array.from(ref));
+});
+
+test("a derived file that no longer matches is converted again, then verified", async () => {
+  const models = join(work, "models");
+  mkdirSync(models);
+  symlinkSync(modelDir("whisper-tiny.en"), join(models, "whisper-tiny.en"), "dir");
+  const path = await ensureDerived(spec.name, models);
+  expect(fileState(join(models, spec.name), spec)).toBe("verified");
+  appendFileSync(path, "x");
+  expect(fileState(join(models, spec.name), spec)).toBe("unverified");
+  expect(await ensureDerived(spec.name, models)).toBe(path);
+  expect(fileState(join(models, spec.name), spec)).toBe("verified");
+}, 60_000);
+
+test("whisper.cpp on the converted file hears the same words as CTranslate2 on jfk", async () => {
+  const wav = join(SHARED_MEDIA, "jfk.wav");
+  const audio = readWav(wav);
+  const ref = readFileSync(join(SHARED_MEDIA, "jfk.ref.txt"), "utf8");
+  const ggml = await ensureDerived(spec.name, join(work, "models"));
+  const words = await recogniseWithWhisperCpp(ggml, audio.samples, { threads: 2, language: "en" });
+  let ct2: Array<{ word: string }> = [];
+  await runWorker(["asr", "--model", resolveModel("whisper-tiny.en"), "--audio", wav, "--language", "en", "--threads", "2", "--beam", "1", "--device", "cpu"], (m) => {
+    if (m.result) ct2 = (m.result as { words: Array<{ word: string }> }).words;
+  });
+  const werCpp = wordErrorRate(ref, words.map((w) => w.word).join(" ")).wer;
+  const werCt2 = wordErrorRate(ref, ct2.map((w) => w.word).join(" ")).wer;
+  expect(Math.abs(werCpp - werCt2)).toBeLessThanOrEqual(0.005);
+  expect(werCpp).toBeLessThan(0.12);
+  const americans = words.find((w) => /americans/i.test(w.word))!;
+  expect(americans.start).toBeLessThan(3);
+  for (let i = 1; i < words.length; i++) expect(words[i]!.start).toBeGreaterThanOrEqual(words[i - 1]!.start);
+  expect(words[words.length - 1]!.end).toBeLessThanOrEqual(11.1);
+}, 180_000);
+
+test("token segments join into words: a token without a leading space continues the word", () => {
+  expect(
+    wordsFromTokenSegments([
+      { text: "", t0: 0, t1: 0 },
+      { text: " Hello", t0: 0, t1: 400 },
+      { text: " New", t0: 500, t1: 700 },
+      { text: " Jer", t0: 700, t1: 900 },
+      { text: "sey.", t0: 900, t1: 1200 },
+    ]),
+  ).toEqual([
+    { word: "Hello", start: 0, end: 0.4 },
+    { word: "New", start: 0.5, end: 0.7 },
+    { word: "Jersey.", start: 0.7, end: 1.2 },
+  ]);
+});
