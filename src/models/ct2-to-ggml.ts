@@ -231,33 +231,26 @@ function ggmlTensors(vars: Map<string, Ct2Variable>): { tensors: GgmlTensor[]; h
   };
   conv(1);
   conv(2);
-  for (let i = 0; i < nEnc; i++) {
-    const to = `encoder.blocks.${i}`;
-    const from = `encoder/layer_${i}`;
+  /** One residual block in OpenAI's order: self-attention, cross-attention (decoder only), MLP. */
+  const block = (to: string, from: string, cross: boolean) => {
     split([`${to}.attn.query`, `${to}.attn.key`, `${to}.attn.value`], `${from}/self_attention/linear_0`);
     linear(`${to}.attn.out`, `${from}/self_attention/linear_1`);
     layerNorm(`${to}.attn_ln`, `${from}/self_attention/layer_norm`);
+    if (cross) {
+      linear(`${to}.cross_attn.query`, `${from}/attention/linear_0`);
+      split([`${to}.cross_attn.key`, `${to}.cross_attn.value`], `${from}/attention/linear_1`);
+      linear(`${to}.cross_attn.out`, `${from}/attention/linear_2`);
+      layerNorm(`${to}.cross_attn_ln`, `${from}/attention/layer_norm`);
+    }
     linear(`${to}.mlp.0`, `${from}/ffn/linear_0`);
     linear(`${to}.mlp.2`, `${from}/ffn/linear_1`);
     layerNorm(`${to}.mlp_ln`, `${from}/ffn/layer_norm`);
-  }
+  };
+  for (let i = 0; i < nEnc; i++) block(`encoder.blocks.${i}`, `encoder/layer_${i}`, false);
   layerNorm("encoder.ln_post", "encoder/layer_norm");
   f32("decoder.positional_embedding", get("decoder/position_encodings/encodings"));
   f16("decoder.token_embedding.weight", get("decoder/embeddings/weight"));
-  for (let i = 0; i < nDec; i++) {
-    const to = `decoder.blocks.${i}`;
-    const from = `decoder/layer_${i}`;
-    split([`${to}.attn.query`, `${to}.attn.key`, `${to}.attn.value`], `${from}/self_attention/linear_0`);
-    linear(`${to}.attn.out`, `${from}/self_attention/linear_1`);
-    layerNorm(`${to}.attn_ln`, `${from}/self_attention/layer_norm`);
-    linear(`${to}.cross_attn.query`, `${from}/attention/linear_0`);
-    split([`${to}.cross_attn.key`, `${to}.cross_attn.value`], `${from}/attention/linear_1`);
-    linear(`${to}.cross_attn.out`, `${from}/attention/linear_2`);
-    layerNorm(`${to}.cross_attn_ln`, `${from}/attention/layer_norm`);
-    linear(`${to}.mlp.0`, `${from}/ffn/linear_0`);
-    linear(`${to}.mlp.2`, `${from}/ffn/linear_1`);
-    layerNorm(`${to}.mlp_ln`, `${from}/ffn/layer_norm`);
-  }
+  for (let i = 0; i < nDec; i++) block(`decoder.blocks.${i}`, `decoder/layer_${i}`, true);
   layerNorm("decoder.ln", "decoder/layer_norm");
 
   const emb = get("decoder/embeddings/weight");
