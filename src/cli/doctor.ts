@@ -10,6 +10,7 @@ import { capture } from "../capture.ts";
 import { describePackages, speechRuntimeStatus } from "../models/speech-runtime-status.ts";
 import { cudaStatus } from "../models/speech-runtime.ts";
 import { modelDir, resolveModel } from "../models/store.ts";
+import { loadWhisperCpp } from "../models/whisper-cpp.ts";
 import { checkVadEngine } from "../pipeline/vad-engine.ts";
 
 type Status = "ok" | "warn" | "fail";
@@ -64,6 +65,7 @@ async function checks(): Promise<Check[]> {
   });
 
   out.push(await vadCheck(speech.state === "ready"));
+  out.push(recognitionCheck(speech.state === "ready"));
 
   const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
   out.push(gpu.code === 0 ? { name: "gpu", status: "ok", detail: gpu.out } : { name: "gpu", status: "ok", detail: "none (CPU only)" });
@@ -145,6 +147,22 @@ async function vadCheck(pythonReady: boolean): Promise<Check> {
     return { name, status: "ok", detail: `in-process: ${c.reason}${proof}`, data };
   }
   return { name, status: pythonReady ? "ok" : "fail", detail: `Python speech worker: ${c.reason}${pythonReady ? "" : " (and the speech runtime is not installed)"}`, data };
+}
+
+/**
+ * Recognition runs on CTranslate2 in the Python worker on every machine: the in-process whisper.cpp
+ * addon hears the same words but needs about 9× the CPU time here (docs/pipeline.md), so it is only
+ * reported, never chosen.
+ */
+function recognitionCheck(pythonReady: boolean): Check {
+  const cpp = loadWhisperCpp();
+  const inProcess = cpp.ok ? "loads here but is not used: ~9× the CPU time of CTranslate2 for the same words" : `not available: ${cpp.reason}`;
+  return {
+    name: "speech recognition",
+    status: pythonReady ? "ok" : "fail",
+    detail: `CTranslate2 (faster-whisper) in the Python speech worker${pythonReady ? "" : ", which is not installed"}; in-process whisper.cpp ${inProcess}`,
+    data: { engine: "ctranslate2-python-worker", inProcess: cpp.ok ? { available: true } : { available: false, reason: cpp.reason } },
+  };
 }
 
 /** `clipyard doctor [--json]`: what this machine will run, and what is missing. */

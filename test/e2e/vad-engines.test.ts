@@ -57,7 +57,7 @@ function pathWithoutPython(): string {
     .join(delimiter);
 }
 
-test("the compiled executable runs Silero in-process from an empty folder with no Python on PATH", () => {
+test("the compiled executable runs Silero in-process (and loads whisper.cpp) from an empty folder with no Python on PATH", () => {
   const built = join(work, "build", "clipyard");
   const build = Bun.spawnSync(["bash", "scripts/build-binary.sh", "bun-linux-x64", built], { cwd: ROOT });
   expect(build.exitCode).toBe(0);
@@ -74,4 +74,6 @@ test("the compiled executable runs Silero in-process from an empty folder with n
   expect(vad).toMatchObject({ status: "ok", data: { engine: "onnxruntime-node", ran: { windows: 31 } } });
   // No Python means no speech runtime: the VAD check must not have leaned on it.
   expect(checks.find((c) => c.name === "speech runtime")!.status).toBe("fail");
+  // The whisper.cpp addon travels inside the executable too (reported, not used for recognition).
+  expect(checks.find((c) => c.name === "speech recognition")!.data).toEqual({ engine: "ctranslate2-python-worker", inProcess: { available: true } });
 }, 120_000);
