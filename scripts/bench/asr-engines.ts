@@ -1,8 +1,8 @@
 #!/usr/bin/env bun
 /**
  * Recognition engines side by side on the shared recordings: CTranslate2 (faster-whisper in the Python
- * worker, int8 on the CPU) against whisper.cpp in-process (the ggml file converted from the same
- * verified weights, float16). Same audio (the whole file, no VAD cut), greedy decoding, same threads;
+ * worker, int8 on the CPU) against whisper.cpp in-process (the ggml files converted from the same
+ * verified weights, float16 and q8_0). Same audio (the whole file, no VAD cut), greedy decoding, same threads;
  * each recognition runs in its own process, model load included, so CPU time and peak memory compare.
  * DER uses the pipeline's own VAD regions and diarization on each engine's words.
  *
@@ -55,14 +55,17 @@ async function measure(cmd: string[], parse: (out: string) => Word[]): Promise<R
 
 const ct2Dir = resolveModel("whisper-tiny.en");
 const ggml = await ensureDerived("whisper-tiny.en-ggml");
+const ggmlQ8 = await ensureDerived("whisper-tiny.en-ggml-q8_0");
+const whisperCpp = (model: string) => (wav: string) =>
+  measure(["bun", join(import.meta.dir, "asr-engines-child.ts"), model, wav, String(threads)], (out) => (JSON.parse(out.trim()) as { words: Word[] }).words);
 const engines: Record<string, (wav: string, duration: number) => Promise<Run>> = {
   "CTranslate2 int8 (Python worker)": (wav, duration) =>
     measure(
       [speechPython(), workerScript(), "asr", "--model", ct2Dir, "--audio", wav, "--regions", JSON.stringify([[0, duration]]), "--language", "en", "--threads", String(threads), "--beam", "1", "--device", "cpu"],
       (out) => (JSON.parse(out.trim().split("\n").pop()!) as { result: { words: Word[] } }).result.words,
     ),
-  "whisper.cpp f16 (in-process addon)": (wav) =>
-    measure(["bun", join(import.meta.dir, "asr-engines-child.ts"), ggml, wav, String(threads)], (out) => (JSON.parse(out.trim()) as { words: Word[] }).words),
+  "whisper.cpp f16 (in-process addon)": whisperCpp(ggml),
+  "whisper.cpp q8_0 (in-process addon)": whisperCpp(ggmlQ8),
 };
 
 const rows: Record<string, string | number>[] = [];

@@ -12,6 +12,16 @@ import { closeSync, openSync, readFileSync, renameSync, writeSync } from "node:f
 export const CT2_TO_GGML_VERSION = "1";
 
 const GGML_MAGIC = 0x67676d6c; // "ggml"
+/** ggml tensor types (ggml.h) and the file types whisper.cpp's header names (f16, or q8_0 as its quantize tool writes it). */
+const GGML_F32 = 0;
+const GGML_F16 = 1;
+const GGML_Q8_0 = 8;
+type GgmlType = typeof GGML_F32 | typeof GGML_F16 | typeof GGML_Q8_0;
+const FTYPE: Record<GgmlWeights, number> = { f16: 1, q8_0: 2 * 1000 + 7 }; // GGML_QNT_VERSION * GGML_QNT_VERSION_FACTOR + GGML_FTYPE_MOSTLY_Q8_0
+const Q8_0_BLOCK = 32;
+
+/** How the 2-D weights are stored: float16 as published, or ggml's 8-bit blocks (like `whisper.cpp/quantize … q8_0`). */
+export type GgmlWeights = "f16" | "q8_0";
 const CT2_BINARY_VERSION = 6;
 const SAMPLE_RATE = 16000;
 const N_FFT = 400;
@@ -163,7 +173,7 @@ interface GgmlTensor {
   name: string;
   /** PyTorch order (outermost first); written reversed, as ggml counts dimensions. */
   dims: number[];
-  f32: boolean;
+  type: GgmlType;
   data: Uint8Array;
 }
 
@@ -190,9 +200,9 @@ function ggmlTensors(vars: Map<string, Ct2Variable>): { tensors: GgmlTensor[]; h
   const tensors: GgmlTensor[] = [];
   const f16 = (name: string, v: Ct2Variable, data = v.data, dims = v.dims) => {
     if (v.type !== CT2_FLOAT16) throw new Error(`'${name}': expected float16 (a float16 CTranslate2 model), got type ${v.type}`);
-    tensors.push({ name, dims, f32: false, data });
+    tensors.push({ name, dims, type: GGML_F16, data });
   };
-  const f32 = (name: string, v: Ct2Variable, dims = v.dims) => tensors.push({ name, dims, f32: true, data: toFloat32Bytes(v) });
+  const f32 = (name: string, v: Ct2Variable, dims = v.dims) => tensors.push({ name, dims, type: GGML_F32, data: toFloat32Bytes(v) });
   const f32Slice = (name: string, v: Ct2Variable, from: number, to: number) =>
     f32(name, { dims: [to - from], type: v.type, data: rows(v, from, to) }, [to - from]);
   const layerNorm = (to: string, from: string) => {
@@ -265,7 +275,7 @@ function ggmlTensors(vars: Map<string, Ct2Variable>): { tensors: GgmlTensor[]; h
     scalar(get("decoder/num_heads")),
     nDec,
     get("encoder/conv1/weight").dims[1]!, // n_mels
-    1, // ftype: float16
+    1, // ftype: float16 (set per output below)
   ];
   return { tensors, hparams };
 }
@@ -278,11 +288,12 @@ function int32s(...values: number[]): Uint8Array {
 }
 
 /** The ggml file as a list of byte chunks, in order. */
-export function ct2ToGgmlChunks(modelBin: Uint8Array, tokenizerJson: string): Uint8Array[] {
+export function ct2ToGgmlChunks(modelBin: Uint8Array, tokenizerJson: string, weights: GgmlWeights = "f16"): Uint8Array[] {
   const { spec, variables } = readCt2Model(modelBin);
   if (spec !== "WhisperSpec") throw new Error(`not a Whisper model (CTranslate2 spec ${spec})`);
   const { tensors, hparams } = ggmlTensors(variables);
   const nMels = hparams[9]!;
+  hparams[10] = FTYPE[weights];
   const chunks: Uint8Array[] = [int32s(GGML_MAGIC, ...hparams)];
   chunks.push(int32s(nMels, N_FFT / 2 + 1), new Uint8Array(melFilters(nMels).buffer));
   const vocab = vocabularyBytes(tokenizerJson);
@@ -291,14 +302,42 @@ export function ct2ToGgmlChunks(modelBin: Uint8Array, tokenizerJson: string): Ui
   const encoder = new TextEncoder();
   for (const t of tensors) {
     const name = encoder.encode(t.name);
-    chunks.push(int32s(t.dims.length, name.length, t.f32 ? 0 : 1), int32s(...[...t.dims].reverse()), name, t.data);
+    // whisper.cpp's quantize tool converts every 2-D float16 weight; conv kernels (3-D) stay float16.
+    const q = weights === "q8_0" && t.type === GGML_F16 && t.dims.length === 2;
+    chunks.push(int32s(t.dims.length, name.length, q ? GGML_Q8_0 : t.type), int32s(...[...t.dims].reverse()), name, q ? quantizeQ8_0(t.data) : t.data);
   }
   return chunks;
 }
 
+/**
+ * ggml's reference q8_0 (quantize_row_q8_0_ref): per 32 values a float16 scale d = max|x| / 127, then
+ * round(x / d) away from zero, in float32 arithmetic as the C code does it.
+ */
+function quantizeQ8_0(f16Bytes: Uint8Array): Uint8Array {
+  const x = new Float32Array(new Float16Array(new Uint8Array(f16Bytes).buffer)); // a copy: Buffer.slice would be a view
+  if (x.length % Q8_0_BLOCK) throw new Error(`q8_0 needs rows in blocks of ${Q8_0_BLOCK} values`);
+  const blocks = x.length / Q8_0_BLOCK;
+  const out = new Uint8Array(blocks * (2 + Q8_0_BLOCK));
+  const scale = new Float16Array(1);
+  for (let b = 0; b < blocks; b++) {
+    let amax = 0;
+    for (let j = 0; j < Q8_0_BLOCK; j++) amax = Math.max(amax, Math.abs(x[b * Q8_0_BLOCK + j]!));
+    const d = Math.fround(amax / 127);
+    const id = d ? Math.fround(1 / d) : 0;
+    scale[0] = d;
+    const at = b * (2 + Q8_0_BLOCK);
+    out.set(new Uint8Array(scale.buffer), at);
+    for (let j = 0; j < Q8_0_BLOCK; j++) {
+      const v = Math.fround(x[b * Q8_0_BLOCK + j]! * id);
+      out[at + 2 + j] = (Math.sign(v) * Math.round(Math.abs(v))) & 0xff;
+    }
+  }
+  return out;
+}
+
 /** Writes the ggml file for the CTranslate2 model folder `ct2Dir` to `outPath` (atomically: temp file, then rename). */
-export function convertCt2ToGgml(ct2Dir: string, outPath: string): void {
-  const chunks = ct2ToGgmlChunks(readFileSync(`${ct2Dir}/model.bin`), readFileSync(`${ct2Dir}/tokenizer.json`, "utf8"));
+export function convertCt2ToGgml(ct2Dir: string, outPath: string, weights: GgmlWeights = "f16"): void {
+  const chunks = ct2ToGgmlChunks(readFileSync(`${ct2Dir}/model.bin`), readFileSync(`${ct2Dir}/tokenizer.json`, "utf8"), weights);
   const tmp = `${outPath}.partial`;
   const fd = openSync(tmp, "w");
   try {

@@ -14,7 +14,8 @@ import { fileState, modelDir, resolveModel, stampVerified } from "./store.ts";
 
 /** The converters a manifest entry may name, as "<converter> <version>". */
 const CONVERTERS: Record<string, (sourceDir: string, outPath: string) => void> = {
-  [`ct2-to-ggml ${CT2_TO_GGML_VERSION}`]: convertCt2ToGgml,
+  [`ct2-to-ggml ${CT2_TO_GGML_VERSION}`]: (source, out) => convertCt2ToGgml(source, out, "f16"),
+  [`ct2-to-ggml-q8_0 ${CT2_TO_GGML_VERSION}`]: (source, out) => convertCt2ToGgml(source, out, "q8_0"),
 };
 
 export class DerivedModelError extends Error {

@@ -36,6 +36,18 @@ test("two conversions give the same bytes: the manifest's sha256, with whisper.c
   expect([...header]).toEqual([0x67676d6c, 51864, 1500, 384, 6, 4, 448, 384, 6, 4, 80, 1]);
 });
 
+test("q8_0: deterministic, the manifest's sha256 and the length of whisper.cpp's published ggml-tiny.en-q8_0.bin", () => {
+  const dir = resolveModel("whisper-tiny.en");
+  const q8 = findDerived("whisper-tiny.en-ggml-q8_0");
+  const convert = () => ct2ToGgmlChunks(readFileSync(join(dir, "model.bin")), readFileSync(join(dir, "tokenizer.json"), "utf8"), "q8_0");
+  const digest = (chunks: Uint8Array[]) => chunks.reduce((h, c) => h.update(c), createHash("sha256")).digest("hex");
+  const a = convert();
+  expect(digest(a)).toBe(q8.sha256);
+  expect(digest(convert())).toBe(q8.sha256);
+  expect(a.reduce((n, c) => n + c.length, 0)).toBe(43_550_795);
+  expect(new Int32Array(a[0]!.slice().buffer)[11]).toBe(2007); // GGML_QNT_VERSION 2 × 1000 + GGML_FTYPE_MOSTLY_Q8_0
+});
+
 test("the mel filterbank equals faster-whisper's in every float32 value", () => {
   const py = Bun.spawnSync([speechPython(), "-c", "import json; from faster_whisper.feature_extractor import FeatureExtractor as F; print(json.dumps(F.get_mel_filters(16000, 400, 80).astype('float32').tolist()))"]);
   expect(py.exitCode).toBe(0);
