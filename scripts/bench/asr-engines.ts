@@ -8,7 +8,7 @@
  *
  *   bun scripts/bench/asr-engines.ts [--threads 2] [--runs 1]
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
@@ -39,17 +39,25 @@ interface Run {
   peakRssMb: number;
 }
 
-async function measure(cmd: string[], parse: (out: string) => Word[]): Promise<Run> {
+/**
+ * Peak memory comes from GNU time around the command: a spawned child's own rusage counts the pages it
+ * shared with this (large) process before exec, so it would report this process's size.
+ */
+const GNU_TIME = "/usr/bin/time";
+
+async function measure(command: string[], parse: (out: string) => Word[]): Promise<Run> {
+  const rssFile = join(work, "peak-rss.txt");
+  const cmd = existsSync(GNU_TIME) ? [GNU_TIME, "-f", "%M", "-o", rssFile, ...command] : command;
   const t0 = performance.now();
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, OMP_NUM_THREADS: String(threads), HF_HUB_OFFLINE: "1" } });
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  if ((await proc.exited) !== 0) throw new Error(`${cmd.slice(0, 2).join(" ")} failed: ${err.trim().split("\n").slice(-3).join(" | ")}`);
+  if ((await proc.exited) !== 0) throw new Error(`${command.slice(0, 2).join(" ")} failed: ${err.trim().split("\n").slice(-3).join(" | ")}`);
   const ru = proc.resourceUsage()!;
   return {
     words: parse(out),
     wallSeconds: (performance.now() - t0) / 1000,
     cpuSeconds: Number(ru.cpuTime.user + ru.cpuTime.system) / 1e6,
-    peakRssMb: ru.maxRSS / (1024 * 1024), // Bun reports bytes
+    peakRssMb: existsSync(GNU_TIME) ? Number(readFileSync(rssFile, "utf8").trim()) / 1024 : NaN, // GNU time prints kilobytes
   };
 }
 

@@ -151,12 +151,12 @@ async function vadCheck(pythonReady: boolean): Promise<Check> {
 
 /**
  * Recognition runs on CTranslate2 in the Python worker on every machine: the in-process whisper.cpp
- * addon hears the same words but needs about 9× the CPU time here (docs/pipeline.md), so it is only
+ * addon hears the same words but needs 5–9× the CPU time here (docs/pipeline.md), so it is only
  * reported, never chosen.
  */
 function recognitionCheck(pythonReady: boolean): Check {
   const cpp = loadWhisperCpp();
-  const inProcess = cpp.ok ? "loads here but is not used: ~9× the CPU time of CTranslate2 for the same words" : `not available: ${cpp.reason}`;
+  const inProcess = cpp.ok ? "loads here but is not used: 5–9× the CPU time of CTranslate2 for the same words" : `not available: ${cpp.reason}`;
   return {
     name: "speech recognition",
     status: pythonReady ? "ok" : "fail",

@@ -1,7 +1,7 @@
 /**
  * whisper.cpp in this process through the prebuilt linux-x64 addon of npm `@fugood/node-whisper-linux-x64`
  * (the binding survey in docs/pipeline.md says why this one). Not the default recogniser: on this
- * machine's figures it is slower than CTranslate2 (docs/pipeline.md), so today it serves the engine
+ * machine's figures it needs 5–9× the CPU time of CTranslate2 (docs/pipeline.md), so today it serves the engine
  * comparison (scripts/bench/asr-engines.ts) and the converter's proof that a derived ggml file hears
  * the same words.
  */
