@@ -11,6 +11,7 @@ import { describePackages, speechRuntimeStatus } from "../models/speech-runtime-
 import { cudaStatus } from "../models/speech-runtime.ts";
 import { modelDir, resolveModel } from "../models/store.ts";
 import { loadWhisperCpp } from "../models/whisper-cpp.ts";
+import { asrEngine } from "../pipeline/recognise-in-process.ts";
 import { checkVadEngine } from "../pipeline/vad-engine.ts";
 
 type Status = "ok" | "warn" | "fail";
@@ -150,18 +151,24 @@ async function vadCheck(pythonReady: boolean): Promise<Check> {
 }
 
 /**
- * Recognition runs on CTranslate2 in the Python worker on every machine: the in-process whisper.cpp
- * addon hears the same words but needs 5–9× the CPU time here (docs/pipeline.md), so it is only
- * reported, never chosen.
+ * Recognition runs on CTranslate2 in the Python worker unless CLIPYARD_ASR_ENGINE=whisper-cpp: the
+ * in-process addon hears the same words but needs 5–9× the CPU time here (docs/pipeline.md).
  */
 function recognitionCheck(pythonReady: boolean): Check {
+  const name = "speech recognition";
   const cpp = loadWhisperCpp();
-  const inProcess = cpp.ok ? "loads here but is not used: 5–9× the CPU time of CTranslate2 for the same words" : `not available: ${cpp.reason}`;
+  const inProcess = cpp.ok ? { available: true } : { available: false, reason: cpp.reason };
+  if (asrEngine() === "whisper-cpp") {
+    return cpp.ok
+      ? { name, status: "ok", detail: "whisper.cpp in-process (CLIPYARD_ASR_ENGINE=whisper-cpp): no Python needed, 5–9× the CPU time of CTranslate2", data: { engine: "whisper-cpp-in-process", inProcess } }
+      : { name, status: "fail", detail: `CLIPYARD_ASR_ENGINE=whisper-cpp but ${cpp.reason}`, data: { engine: "whisper-cpp-in-process", inProcess } };
+  }
+  const alternative = cpp.ok ? "loads here (CLIPYARD_ASR_ENGINE=whisper-cpp runs it without Python, at 5–9× the CPU time)" : `not available: ${cpp.reason}`;
   return {
-    name: "speech recognition",
+    name,
     status: pythonReady ? "ok" : "fail",
-    detail: `CTranslate2 (faster-whisper) in the Python speech worker${pythonReady ? "" : ", which is not installed"}; in-process whisper.cpp ${inProcess}`,
-    data: { engine: "ctranslate2-python-worker", inProcess: cpp.ok ? { available: true } : { available: false, reason: cpp.reason } },
+    detail: `CTranslate2 (faster-whisper) in the Python speech worker${pythonReady ? "" : ", which is not installed"}; in-process whisper.cpp ${alternative}`,
+    data: { engine: "ctranslate2-python-worker", inProcess },
   };
 }
 

@@ -1,10 +1,11 @@
 /**
  * whisper.cpp in this process through the prebuilt linux-x64 addon of npm `@fugood/node-whisper-linux-x64`
  * (the binding survey in docs/pipeline.md says why this one). Not the default recogniser: on this
- * machine's figures it needs 5–9× the CPU time of CTranslate2 (docs/pipeline.md), so today it serves the engine
- * comparison (scripts/bench/asr-engines.ts) and the converter's proof that a derived ggml file hears
- * the same words.
+ * machine's figures it needs 5–9× the CPU time of CTranslate2 (docs/pipeline.md); it runs when asked
+ * for (CLIPYARD_ASR_ENGINE=whisper-cpp), which needs no Python at all.
  */
+import { log } from "../log.ts";
+
 export interface WhisperCppWord {
   word: string;
   start: number;
@@ -24,7 +25,9 @@ interface NativeContext {
 }
 
 interface Addon {
-  WhisperContext: new (options: { filePath: string; useGpu?: boolean }) => NativeContext;
+  WhisperContext: (new (options: { filePath: string; useGpu?: boolean }) => NativeContext) & {
+    toggleNativeLog(enable: boolean, callback?: (level: string, text: string) => void): void;
+  };
 }
 
 export type WhisperCppLoad = { ok: true; addon: Addon } | { ok: false; reason: string };
@@ -37,7 +40,10 @@ export function loadWhisperCpp(): WhisperCppLoad {
     loading = { ok: false, reason: `the whisper.cpp addon is prebuilt for linux-x64 only (this is ${process.platform}-${process.arch})` };
   } else {
     try {
-      loading = { ok: true, addon: require("@fugood/node-whisper-linux-x64") as Addon };
+      const addon = require("@fugood/node-whisper-linux-x64") as Addon;
+      // whisper.cpp prints its model and buffer details on stderr; they belong in the log, and only errors above debug.
+      addon.WhisperContext.toggleNativeLog(true, (level, text) => (level === "error" ? log.warn : log.debug)("whisper.cpp", { text: text.trim() }));
+      loading = { ok: true, addon };
     } catch (err) {
       loading = { ok: false, reason: `@fugood/node-whisper-linux-x64 did not load: ${(err as Error).message}` };
     }
@@ -69,15 +75,39 @@ export function wordsFromTokenSegments(segments: Segment[]): WhisperCppWord[] {
   return words;
 }
 
+export interface WhisperCppOptions {
+  threads: number;
+  language: string;
+  /** 0..1 as the addon reports it. */
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+}
+
 /** Words with times (seconds) for 16 kHz mono audio, greedy decoding like the CTranslate2 path. */
-export async function recogniseWithWhisperCpp(modelPath: string, samples: Float32Array, opts: { threads: number; language: string }): Promise<WhisperCppWord[]> {
+export async function recogniseWithWhisperCpp(modelPath: string, samples: Float32Array, opts: WhisperCppOptions): Promise<WhisperCppWord[]> {
   const loaded = loadWhisperCpp();
   if (!loaded.ok) throw new Error(loaded.reason);
+  opts.signal?.throwIfAborted();
   const ctx = new loaded.addon.WhisperContext({ filePath: modelPath, useGpu: false });
   try {
-    const { promise } = ctx.transcribeData(toPcm16(samples), { language: opts.language, maxThreads: opts.threads, tokenTimestamps: true, maxLen: 1, beamSize: 1, temperature: 0 });
-    const r = await promise;
-    return wordsFromTokenSegments(r.segments);
+    const job = ctx.transcribeData(toPcm16(samples), {
+      language: opts.language,
+      maxThreads: opts.threads,
+      tokenTimestamps: true,
+      maxLen: 1,
+      beamSize: 1,
+      temperature: 0,
+      onProgress: (percent: number) => opts.onProgress?.(percent / 100),
+    });
+    const stop = () => void job.stop();
+    opts.signal?.addEventListener("abort", stop);
+    try {
+      const r = await job.promise;
+      opts.signal?.throwIfAborted();
+      return wordsFromTokenSegments(r.segments);
+    } finally {
+      opts.signal?.removeEventListener("abort", stop);
+    }
   } finally {
     await ctx.release();
   }

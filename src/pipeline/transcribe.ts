@@ -14,6 +14,7 @@ import { segmentsFromWords } from "./transcribe-segments.ts";
 import type { Transcript, Word } from "./types.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
+import { asrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
 
 /** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
 export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
@@ -55,7 +56,7 @@ interface AsrResult {
   language: string;
   language_probability: number;
   duration: number;
-  words: Array<{ word: string; start: number; end: number; p: number }>;
+  words: Array<{ word: string; start: number; end: number; p?: number }>;
 }
 
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
@@ -70,6 +71,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
   if (englishOnly && opts.language && !["auto", "en"].includes(opts.language)) {
     throw new TranscriptionError(`model ${modelName} only recognises English; pick a multilingual model (e.g. whisper-base) for '${opts.language}'`);
   }
+
+  const engine = asrEngine();
+  // Fail before decoding when whisper.cpp has no converted model for this one.
+  const ggmlModel = engine === "whisper-cpp" ? ggmlModelFor(modelName) : undefined;
 
   await probeMedia(path, { requireAudio: true });
   const work = mkdtempSync(join(tmpdir(), "clipyard-asr-"));
@@ -96,7 +101,11 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     let result: AsrResult | undefined;
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
-    if (regions.length) {
+    if (regions.length && engine === "whisper-cpp") {
+      const r = await recogniseInProcess(modelName, audio, regions, { threads, language, onProgress: (f) => progress(0.08 + 0.8 * f), signal: opts.signal });
+      result = { language, language_probability: 1, duration, words: r.words };
+      opts.onStats?.("asr", r.usage);
+    } else if (regions.length) {
       const asrUsage = await runWorker(
         ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(regions), "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice()],
         (m) => {
@@ -128,7 +137,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
       speakerTurns: speakerTimeline(regions, words),
-      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}`,
+      engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}`,
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

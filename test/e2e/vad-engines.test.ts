@@ -1,12 +1,12 @@
 /**
  * Silero VAD in-process (onnxruntime-node) against the Python worker's `vad` command on the shared
- * recordings: same verified model, same windows and state, so the same probabilities. Then the
- * compiled executable runs the in-process engine from an empty folder with no Python on PATH.
+ * recordings: same verified model, same windows and state, so the same probabilities (the compiled
+ * executable without Python: test/e2e/no-python.test.ts).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join, resolve } from "node:path";
+import { join } from "node:path";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { readWav } from "../../src/media/wav.ts";
 import { resolveModel } from "../../src/models/store.ts";
@@ -14,7 +14,6 @@ import { speechProbabilities } from "../../src/pipeline/vad-engine.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "clipyard-vad-engines-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -48,32 +47,3 @@ describe("Silero VAD: in-process equals the Python worker", () => {
     expect(t.words.map((w) => w.word).join(" ")).toContain("ask not what your country can do for you");
   }, 120_000);
 });
-
-/** PATH without any folder that holds a python or python3 executable. */
-function pathWithoutPython(): string {
-  return (process.env.PATH ?? "")
-    .split(delimiter)
-    .filter((d) => d && !["python", "python3"].some((p) => existsSync(join(d, p))))
-    .join(delimiter);
-}
-
-test("the compiled executable runs Silero in-process (and loads whisper.cpp) from an empty folder with no Python on PATH", () => {
-  const built = join(work, "build", "clipyard");
-  const build = Bun.spawnSync(["bash", "scripts/build-binary.sh", "bun-linux-x64", built], { cwd: ROOT });
-  expect(build.exitCode).toBe(0);
-  const dir = mkdtempSync(join(work, "empty-"));
-  copyFileSync(built, join(dir, "clipyard"));
-  const PATH = pathWithoutPython();
-  expect(Bun.which("python3", { PATH })).toBeNull();
-  const p = Bun.spawnSync([join(dir, "clipyard"), "doctor", "--json"], {
-    cwd: dir,
-    env: { PATH, HOME: dir, CLIPYARD_MODELS_DIR: resolve(ROOT, "models"), CLIPYARD_LOG_LEVEL: "error" },
-  });
-  const checks = JSON.parse(p.stdout.toString()).checks as Array<{ name: string; status: string; detail: string; data: any }>;
-  const vad = checks.find((c) => c.name === "voice activity")!;
-  expect(vad).toMatchObject({ status: "ok", data: { engine: "onnxruntime-node", ran: { windows: 31 } } });
-  // No Python means no speech runtime: the VAD check must not have leaned on it.
-  expect(checks.find((c) => c.name === "speech runtime")!.status).toBe("fail");
-  // The whisper.cpp addon travels inside the executable too (reported, not used for recognition).
-  expect(checks.find((c) => c.name === "speech recognition")!.data).toEqual({ engine: "ctranslate2-python-worker", inProcess: { available: true } });
-}, 120_000);
