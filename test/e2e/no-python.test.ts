@@ -2,7 +2,7 @@
  * The compiled executable with no Python anywhere on PATH (issue #24): from an empty folder, voice
  * activity runs in-process, the whisper.cpp addon loads, and `clipyard process` completes on a real
  * recording with CLIPYARD_ASR_ENGINE=whisper-cpp (the ggml file derived from the verified weights on
- * first use). ffmpeg is reached through a folder that holds only ffmpeg and ffprobe, because the
+ * first use), and so does a live job through `serve`. ffmpeg is reached through a folder that holds only ffmpeg and ffprobe, because the
  * system's bin folder also holds python3.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { modelDir } from "../../src/models/store.ts";
+import { startMediaServer } from "../helpers/media-server.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -40,11 +41,10 @@ beforeAll(() => {
   PATH = pathWithoutPython();
 }, 120_000);
 
+const env = () => ({ PATH, HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_ASR_ENGINE: "whisper-cpp", CLIPYARD_LOG_LEVEL: "error" });
+
 function clipyard(args: string[]) {
-  const p = Bun.spawnSync([join(dir, "clipyard"), ...args], {
-    cwd: dir,
-    env: { PATH, HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_ASR_ENGINE: "whisper-cpp", CLIPYARD_LOG_LEVEL: "error" },
-  });
+  const p = Bun.spawnSync([join(dir, "clipyard"), ...args], { cwd: dir, env: env() });
   return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
 }
 
@@ -73,4 +73,47 @@ test("process: clips, notes and a transcript of the phone call, recognised in-pr
   expect(job.engine.asr).toBe("whisper.cpp whisper-tiny.en-ggml-q8_0 in-process + silero-vad v5 in-process");
   expect(transcript.words.map((w: { word: string }) => w.word).join(" ")).toContain("This is Diane in New Jersey");
   expect(existsSync(join(models, "whisper-tiny.en-ggml-q8_0", "ggml-tiny.en-q8_0.bin"))).toBe(true);
+}, 300_000);
+
+test("serve: a live job on the phone call completes, recognised in-process", async () => {
+  const media = startMediaServer();
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port;
+  probe.stop(true);
+  const key = clipyard(["keys", "create", "--org", "studio", "--env", "live"]).out.trim();
+  expect(key).toMatch(/\S{20,}/);
+  const server = Bun.spawn([join(dir, "clipyard"), "serve"], {
+    cwd: dir,
+    env: { ...env(), CLIPYARD_PORT: String(port), CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    const up = Date.now() + 30_000;
+    while (!(await fetch(`${base}/healthz`).then((r) => r.ok, () => false))) {
+      if (Date.now() > up) throw new Error("serve did not answer /healthz within 30 s");
+      await Bun.sleep(100);
+    }
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 1, min_clip_seconds: 6, max_clip_seconds: 20 } };
+    const submitted = await fetch(`${base}/v1/jobs`, { method: "POST", headers, body: JSON.stringify(body) });
+    expect(submitted.status).toBe(202);
+    const { id } = (await submitted.json()) as { id: string };
+    const end = Date.now() + 240_000;
+    let job: any;
+    for (;;) {
+      job = await (await fetch(`${base}/v1/jobs/${id}`, { headers })).json();
+      if (job.status === "complete" || job.status === "failed" || Date.now() > end) break;
+      await Bun.sleep(500);
+    }
+    expect(job.error).toBeNull();
+    expect(job.status).toBe("complete");
+    expect(job.output.clips.length).toBe(1);
+    expect(job.output.transcript.map((s: { text: string }) => s.text).join(" ")).toContain("Diane in New Jersey");
+  } finally {
+    server.kill();
+    await server.exited;
+    media.stop();
+  }
 }, 300_000);
