@@ -41,8 +41,8 @@ export function loadWhisperCpp(): WhisperCppLoad {
   } else {
     try {
       const addon = require("@fugood/node-whisper-linux-x64") as Addon;
-      // whisper.cpp prints its model and buffer details on stderr; they belong in the log, and only errors above debug.
-      addon.WhisperContext.toggleNativeLog(true, (level, text) => (level === "error" ? log.warn : log.debug)("whisper.cpp", { text: text.trim() }));
+      // Silent until a recognition routes whisper.cpp's log to ours (nativeLog): by default it prints every buffer size on stderr.
+      addon.WhisperContext.toggleNativeLog(false);
       loading = { ok: true, addon };
     } catch (err) {
       loading = { ok: false, reason: `@fugood/node-whisper-linux-x64 did not load: ${(err as Error).message}` };
@@ -88,7 +88,11 @@ export async function recogniseWithWhisperCpp(modelPath: string, samples: Float3
   const loaded = loadWhisperCpp();
   if (!loaded.ok) throw new Error(loaded.reason);
   opts.signal?.throwIfAborted();
-  const ctx = new loaded.addon.WhisperContext({ filePath: modelPath, useGpu: false });
+  const { WhisperContext } = loaded.addon;
+  // whisper.cpp's log goes to ours, errors above debug; only while recognising, because the
+  // addon's log callback keeps the event loop alive for as long as it is installed.
+  WhisperContext.toggleNativeLog(true, (level, text) => (level === "error" ? log.warn : log.debug)("whisper.cpp", { text: text.trim() }));
+  const ctx = new WhisperContext({ filePath: modelPath, useGpu: false });
   try {
     const job = ctx.transcribeData(toPcm16(samples), {
       language: opts.language,
@@ -97,7 +101,7 @@ export async function recogniseWithWhisperCpp(modelPath: string, samples: Float3
       maxLen: 1,
       beamSize: 1,
       temperature: 0,
-      onProgress: (percent: number) => opts.onProgress?.(percent / 100),
+      ...(opts.onProgress ? { onProgress: (percent: number) => opts.onProgress!(percent / 100) } : {}),
     });
     const stop = () => void job.stop();
     opts.signal?.addEventListener("abort", stop);
@@ -110,5 +114,6 @@ export async function recogniseWithWhisperCpp(modelPath: string, samples: Float3
     }
   } finally {
     await ctx.release();
+    WhisperContext.toggleNativeLog(false);
   }
 }

@@ -3,7 +3,7 @@
  * manifest's derived record, Whisper's mel filterbank as faster-whisper computes it, the derived file
  * re-made when it no longer matches, and whisper.cpp hearing the same words from it as CTranslate2.
  */
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -19,6 +19,12 @@ import { wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-ggml-"));
+/** A models folder of its own, with the verified source linked: derived files are made here, not in the checkout. */
+const models = join(work, "models");
+beforeAll(() => {
+  mkdirSync(models);
+  symlinkSync(modelDir("whisper-tiny.en"), join(models, "whisper-tiny.en"), "dir");
+});
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const spec = findDerived("whisper-tiny.en-ggml");
 
@@ -61,9 +67,6 @@ test("the mel filterbank equals faster-whisper's in every float32 value", () => 
 });
 
 test("a derived file that no longer matches is converted again, then verified", async () => {
-  const models = join(work, "models");
-  mkdirSync(models);
-  symlinkSync(modelDir("whisper-tiny.en"), join(models, "whisper-tiny.en"), "dir");
   const path = await ensureDerived(spec.name, models);
   expect(fileState(join(models, spec.name), spec)).toBe("verified");
   appendFileSync(path, "x");
@@ -76,7 +79,7 @@ test("whisper.cpp on the converted file hears the same words as CTranslate2 on j
   const wav = join(SHARED_MEDIA, "jfk.wav");
   const audio = readWav(wav);
   const ref = readFileSync(join(SHARED_MEDIA, "jfk.ref.txt"), "utf8");
-  const ggml = await ensureDerived(spec.name, join(work, "models"));
+  const ggml = await ensureDerived(spec.name, models);
   const words = await recogniseWithWhisperCpp(ggml, audio.samples, { threads: 2, language: "en" });
   let ct2: Array<{ word: string }> = [];
   await runWorker(["asr", "--model", resolveModel("whisper-tiny.en"), "--audio", wav, "--language", "en", "--threads", "2", "--beam", "1", "--device", "cpu"], (m) => {
@@ -91,6 +94,14 @@ test("whisper.cpp on the converted file hears the same words as CTranslate2 on j
   for (let i = 1; i < words.length; i++) expect(words[i]!.start).toBeGreaterThanOrEqual(words[i - 1]!.start);
   expect(words[words.length - 1]!.end).toBeLessThanOrEqual(11.1);
 }, 180_000);
+
+test("after a recognition the process exits by itself (whisper.cpp's log callback does not hold it open)", async () => {
+  const q8 = await ensureDerived("whisper-tiny.en-ggml-q8_0", models);
+  const child = Bun.spawnSync(["bun", join(import.meta.dir, "../../scripts/bench/asr-engines-child.ts"), q8, join(SHARED_MEDIA, "jfk.wav"), "2"], { timeout: 90_000 });
+  expect(child.signalCode ?? null).toBeNull();
+  expect(child.exitCode).toBe(0);
+  expect(JSON.parse(child.stdout.toString()).words.map((w: { word: string }) => w.word).join(" ")).toContain("ask not what your country can do for you");
+}, 120_000);
 
 test("token segments join into words: a token without a leading space continues the word", () => {
   expect(
