@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the single executable dist/clipyard (linux-x64 by default; pass another Bun target, e.g.
-# bun-linux-arm64, as $1). Migrations, web pages and the sandbox fixtures are inside it; models, the
-# speech runtime and native ffmpeg stay outside (next to the data directory / on PATH); the binary fetches
-# the first two itself (`clipyard models pull`, `clipyard runtime install`).
+# bun-linux-arm64, as $1, and another output path as $2). Migrations, web pages, the sandbox fixtures,
+# ONNX Runtime's linux-x64 addon and library (in-process Silero VAD) and the whisper.cpp addon are
+# inside it; models, the speech runtime and native ffmpeg stay outside (next to the data directory / on
+# PATH); the binary fetches the first two itself (`clipyard models pull`, `clipyard runtime install`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET="${1:-bun-linux-x64}"
-mkdir -p dist
-bun build --compile --minify --sourcemap --target="$TARGET" src/main.ts --outfile dist/clipyard >&2
-ls -la dist/clipyard >&2
+OUTFILE="${2:-dist/clipyard}"
+mkdir -p "$(dirname "$OUTFILE")"
+bun build --compile --minify --sourcemap --target="$TARGET" src/main.ts --outfile "$OUTFILE" >&2
+ls -la "$OUTFILE" >&2

@@ -35,3 +35,7 @@ declare module "@ffmpeg/core/package.json" {
   const pkg: { version: string };
   export default pkg;
 }
+declare module "*.so.1" {
+  const path: string;
+  export default path;
+}

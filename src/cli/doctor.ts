@@ -9,7 +9,10 @@ import { loadManifest } from "../models/manifest.ts";
 import { capture } from "../capture.ts";
 import { describePackages, speechRuntimeStatus } from "../models/speech-runtime-status.ts";
 import { cudaStatus } from "../models/speech-runtime.ts";
-import { modelDir } from "../models/store.ts";
+import { modelDir, resolveModel } from "../models/store.ts";
+import { loadWhisperCpp } from "../models/whisper-cpp.ts";
+import { asrEngine } from "../pipeline/recognise-in-process.ts";
+import { checkVadEngine } from "../pipeline/vad-engine.ts";
 
 type Status = "ok" | "warn" | "fail";
 interface Check {
@@ -61,6 +64,9 @@ async function checks(): Promise<Check[]> {
         : `${speech.state}: ${speech.problem} (run: ${speech.fix})`,
     data: { ...speech, cpuFeatures: cpu },
   });
+
+  out.push(await vadCheck(speech.state === "ready"));
+  out.push(recognitionCheck(speech.state === "ready"));
 
   const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
   out.push(gpu.code === 0 ? { name: "gpu", status: "ok", detail: gpu.out } : { name: "gpu", status: "ok", detail: "none (CPU only)" });
@@ -123,6 +129,47 @@ async function cudaCheck(runtimeState: string, gpuPresent: boolean): Promise<Che
   } catch (err) {
     return { name, status: "warn", detail: `unknown: ${(err as Error).message}`, data: { available: false, reason: (err as Error).message } };
   }
+}
+
+/** Which engine voice activity runs on, and why; the in-process one is proven by running the verified model. */
+async function vadCheck(pythonReady: boolean): Promise<Check> {
+  const name = "voice activity";
+  let modelPath: string | undefined;
+  try {
+    modelPath = resolveModel("silero-vad");
+  } catch {
+    // reported by the model check below
+  }
+  const c = await checkVadEngine(modelPath);
+  const data = { ...c };
+  if (c.error) return { name, status: "fail", detail: c.error, data };
+  if (c.engine === "onnxruntime-node") {
+    const proof = c.ran ? `, Silero ran ${c.ran.windows} windows in ${c.ran.seconds.toFixed(2)} s` : "";
+    return { name, status: "ok", detail: `in-process: ${c.reason}${proof}`, data };
+  }
+  return { name, status: pythonReady ? "ok" : "fail", detail: `Python speech worker: ${c.reason}${pythonReady ? "" : " (and the speech runtime is not installed)"}`, data };
+}
+
+/**
+ * Recognition runs on CTranslate2 in the Python worker unless CLIPYARD_ASR_ENGINE=whisper-cpp: the
+ * in-process addon hears the same words but needs 5–9× the CPU time here (docs/pipeline.md).
+ */
+function recognitionCheck(pythonReady: boolean): Check {
+  const name = "speech recognition";
+  const cpp = loadWhisperCpp();
+  const inProcess = cpp.ok ? { available: true } : { available: false, reason: cpp.reason };
+  if (asrEngine() === "whisper-cpp") {
+    return cpp.ok
+      ? { name, status: "ok", detail: "whisper.cpp in-process (CLIPYARD_ASR_ENGINE=whisper-cpp): no Python needed, 5–9× the CPU time of CTranslate2", data: { engine: "whisper-cpp-in-process", inProcess } }
+      : { name, status: "fail", detail: `CLIPYARD_ASR_ENGINE=whisper-cpp but ${cpp.reason}`, data: { engine: "whisper-cpp-in-process", inProcess } };
+  }
+  const alternative = cpp.ok ? "loads here (CLIPYARD_ASR_ENGINE=whisper-cpp runs it without Python, at 5–9× the CPU time)" : `not available: ${cpp.reason}`;
+  return {
+    name,
+    status: pythonReady ? "ok" : "fail",
+    detail: `CTranslate2 (faster-whisper) in the Python speech worker${pythonReady ? "" : ", which is not installed"}; in-process whisper.cpp ${alternative}`,
+    data: { engine: "ctranslate2-python-worker", inProcess },
+  };
 }
 
 /** `clipyard doctor [--json]`: what this machine will run, and what is missing. */

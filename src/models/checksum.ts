@@ -24,7 +24,7 @@ export async function digestFile(path: string): Promise<FileDigest> {
 export type Verdict = { ok: true } | { ok: false; reason: string };
 
 /** A file is good only when its size and every official checksum the manifest records match. */
-export async function verifyFile(path: string, spec: ModelFileSpec): Promise<Verdict> {
+export async function verifyFile(path: string, spec: Pick<ModelFileSpec, "size" | "sha256" | "sha1">): Promise<Verdict> {
   if (!existsSync(path)) return { ok: false, reason: "missing" };
   const size = statSync(path).size;
   if (size !== spec.size) return { ok: false, reason: `size ${size} != official ${spec.size}` };

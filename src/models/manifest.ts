@@ -32,11 +32,27 @@ const ModelEntry = z.object({
   files: z.array(ModelFile).min(1),
 });
 
-const Manifest = z.object({ models: z.array(ModelEntry) });
+/**
+ * A file made here from verified model files (no registry carries it with a checksum we can trust):
+ * the sources' sha256, the converter and its version, and the sha256 the conversion must produce.
+ */
+const DerivedEntry = z.object({
+  name: z.string().regex(/^[\w.\-]+$/),
+  description: z.string(),
+  format: z.string(),
+  file: z.string().regex(/^[\w.\-]+$/, "plain file name"),
+  from: z.object({ model: z.string(), files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)) }),
+  converter: z.string(),
+  size: z.number().int().positive(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+const Manifest = z.object({ models: z.array(ModelEntry), derived: z.array(DerivedEntry).default([]) });
 
 export type ModelFileSpec = z.infer<typeof ModelFile>;
 export type ModelSpec = z.infer<typeof ModelEntry>;
 export type PackageSourceSpec = z.infer<typeof PackageSource>;
+export type DerivedSpec = z.infer<typeof DerivedEntry>;
 
 export const MANIFEST_PATH = resolve(ROOT_DIR, "models", "manifest.json");
 
@@ -58,6 +74,18 @@ export class UnknownModelError extends Error {
     super(`unknown model '${name}' (the manifest lists: ${known.join(", ")})`);
     this.name = "UnknownModelError";
   }
+}
+
+/** The derived files of the committed manifest. */
+export function loadDerived(): DerivedSpec[] {
+  return Manifest.parse(committedManifest).derived;
+}
+
+export function findDerived(name: string): DerivedSpec {
+  const all = loadDerived();
+  const d = all.find((x) => x.name === name);
+  if (!d) throw new UnknownModelError(name, all.map((x) => x.name));
+  return d;
 }
 
 export function findModel(name: string, models: ModelSpec[] = loadManifest()): ModelSpec {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadConfig } from "../config.ts";
 import { log } from "../log.ts";
 import { verifyFile } from "./checksum.ts";
-import { findModel, type ModelSpec } from "./manifest.ts";
+import { findModel, type ModelFileSpec, type ModelSpec } from "./manifest.ts";
 
 /**
  * Where verified models live: `<modelsDir>/<model name>/<file>`, plus a stamp recording the size and
@@ -43,7 +43,7 @@ function forgetVerified(dir: string, file: string): void {
 export type FileState = "missing" | "unverified" | "verified";
 
 /** Cheap check: present, and unchanged since it was verified against the checksum the manifest holds now. */
-export function fileState(dir: string, file: ModelSpec["files"][number]): FileState {
+export function fileState(dir: string, file: Pick<ModelFileSpec, "file" | "size" | "sha256" | "sha1">): FileState {
   const path = join(dir, file.file);
   if (!existsSync(path)) return "missing";
   const s = readStamp(dir)[file.file];

@@ -16,6 +16,8 @@ import { segmentsFromWords } from "./transcribe-segments.ts";
 import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "./types.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
+import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
+import { asrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
 
 /** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
 export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
@@ -39,6 +41,8 @@ async function blameModelOnFailure<T>(model: string, signal: AbortSignal | undef
     throw err;
   }
 }
+
+const VAD_ENGINE_LABEL: Record<VadEngine, string> = { "onnxruntime-node": "in-process", "python-worker": "in the Python worker" };
 
 export interface TranscribeOptions {
   /** Manifest name of the Whisper model; default CLIPYARD_ASR_MODEL or whisper-tiny.en. */
@@ -79,7 +83,7 @@ interface AsrResult {
   language: string;
   language_probability: number;
   duration: number;
-  words: Array<{ word: string; start: number; end: number; p: number }>;
+  words: Array<{ word: string; start: number; end: number; p?: number }>;
 }
 
 /** A merged one-word turn can remove a speaker or change who speaks first: number the labels again. */
@@ -102,6 +106,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     throw new TranscriptionError(`model ${modelName} only recognises English; pick a multilingual model (e.g. whisper-base) for '${opts.language}'`);
   }
 
+  const engine = asrEngine();
+  // Fail before decoding when whisper.cpp has no converted model for this one.
+  const ggmlModel = engine === "whisper-cpp" ? ggmlModelFor(modelName) : undefined;
+
   await probeMedia(path, { requireAudio: true });
   const work = scratchDirSync("asr");
   let audio: ReturnType<typeof openWav> | undefined;
@@ -118,14 +126,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     log.debug("speech level", { gainDb: Number(gainDb.toFixed(1)) });
     progress(0.03);
 
-    let vad: { frame_seconds: number; probs: number[] } | undefined;
-    const vadUsage = await blameModelOnFailure(VAD_MODEL, opts.signal, () => runWorker(["vad", "--vad-model", vadPath, "--audio", wav], (m) => {
-      if (m.vad) vad = m.vad as typeof vad;
-    }, opts.signal));
-    opts.onStats?.("vad", vadUsage);
-    if (!vad) throw new SpeechWorkerError("VAD worker returned no probabilities");
-    // Read from disk a window at a time by diarization: the samples of a long episode never sit in memory.
+    // Read from disk a window at a time (VAD, diarization): the samples of a long episode never sit in memory.
     audio = openWav(wav);
+    const vad = await blameModelOnFailure(VAD_MODEL, opts.signal, () => speechProbabilities(wav, audio!, vadPath, opts.signal));
+    opts.onStats?.("vad", vad.usage);
     const duration = audio.length / audio.sampleRate;
     const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
     progress(0.08);
@@ -134,7 +138,11 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     let result: AsrResult | undefined;
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
-    if (regions.length) {
+    if (regions.length && engine === "whisper-cpp") {
+      const r = await recogniseInProcess(modelName, audio, regions, { threads, language, onProgress: (f) => progress(0.08 + 0.8 * f), signal: opts.signal });
+      result = { language, language_probability: 1, duration, words: r.words };
+      opts.onStats?.("asr", r.usage);
+    } else if (regions.length) {
       // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
       const regionsFile = join(work, "regions.json");
       writeFileSync(regionsFile, JSON.stringify(regions));
@@ -182,7 +190,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
       speakerTurns: diarized?.turns ?? speakerTimeline(regions, words),
       speakerActivity: diarized?.activity,
-      engine: `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""} + silero-vad v5${diarized ? ` + ${diarized.engine}` : ""}`,
+      engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}${diarized ? ` + ${diarized.engine}` : ""}`,
       ...(diarized?.warning ? { warnings: [diarized.warning] } : {}),
     };
   } finally {

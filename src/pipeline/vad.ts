@@ -1,6 +1,6 @@
 /**
  * Voice activity: turns Silero's per-frame speech probabilities into speech regions. Pure logic;
- * the model runs in the speech worker (src/models/speech-runtime.ts).
+ * the model runs in-process or in the speech worker (src/pipeline/vad-engine.ts).
  */
 export interface VadOptions {
   /** Probability above which a frame starts speech. */

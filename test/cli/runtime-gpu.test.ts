@@ -58,7 +58,7 @@ test("doctor --json says whether CUDA recognition will run, and why not", () => 
 test.skipIf(hasNvidiaDriver())("with the CUDA libraries but no usable GPU, recognition runs int8 on the CPU and asking for CUDA is a clear error", () => {  const auto = clipyard(["transcribe", join(SHARED_MEDIA, "jfk.wav"), "--json", "--no-diarize"]);
   expect(auto.code).toBe(0);
   const t = JSON.parse(auto.out);
-  expect(t.engine).toBe("faster-whisper/CTranslate2 whisper-tiny.en int8 + silero-vad v5");
+  expect(t.engine).toBe("faster-whisper/CTranslate2 whisper-tiny.en int8 + silero-vad v5 in-process");
   expect(t.words.map((w: any) => w.word).join(" ")).toContain("ask not what your country can do for you");
   expect(auto.err).not.toContain("falls back"); // no GPU at all is not worth a warning
 
@@ -70,8 +70,8 @@ test.skipIf(hasNvidiaDriver())("with the CUDA libraries but no usable GPU, recog
 test.skipIf(!hasNvidiaDriver())("on an NVIDIA GPU: Whisper runs float16 on CUDA and hears the same words as the CPU", () => {
   const gpu = JSON.parse(clipyard(["transcribe", join(SHARED_MEDIA, "jfk.wav"), "--json", "--no-diarize"], { CLIPYARD_ASR_DEVICE: "cuda" }).out);
   const cpu = JSON.parse(clipyard(["transcribe", join(SHARED_MEDIA, "jfk.wav"), "--json", "--no-diarize"], { CLIPYARD_ASR_DEVICE: "cpu" }).out);
-  expect(gpu.engine).toBe("faster-whisper/CTranslate2 whisper-tiny.en float16 on CUDA + silero-vad v5");
-  expect(cpu.engine).toBe("faster-whisper/CTranslate2 whisper-tiny.en int8 + silero-vad v5");
+  expect(gpu.engine).toBe("faster-whisper/CTranslate2 whisper-tiny.en float16 on CUDA + silero-vad v5 in-process");
+  expect(cpu.engine).toBe("faster-whisper/CTranslate2 whisper-tiny.en int8 + silero-vad v5 in-process");
   const text = (t: any) => t.words.map((w: any) => w.word.toLowerCase().replace(/[^a-z']/g, "")).join(" ");
   expect(text(gpu)).toBe(text(cpu));
 }, 300_000);

@@ -1,0 +1,119 @@
+/**
+ * The compiled executable with no Python anywhere on PATH (issue #24): from an empty folder, voice
+ * activity runs in-process, the whisper.cpp addon loads, and `clipyard process` completes on a real
+ * recording with CLIPYARD_ASR_ENGINE=whisper-cpp (the ggml file derived from the verified weights on
+ * first use), and so does a live job through `serve`. ffmpeg is reached through a folder that holds only ffmpeg and ffprobe, because the
+ * system's bin folder also holds python3.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join, resolve } from "node:path";
+import { modelDir } from "../../src/models/store.ts";
+import { startMediaServer } from "../helpers/media-server.ts";
+import { SHARED_MEDIA } from "../helpers/paths.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "clipyard-no-python-"));
+const dir = join(work, "empty");
+const models = join(work, "models");
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Folders of PATH that hold no python or python3, plus one with only ffmpeg and ffprobe. */
+function pathWithoutPython(): string {
+  const tools = join(work, "tools");
+  mkdirSync(tools);
+  for (const t of ["ffmpeg", "ffprobe"]) symlinkSync(Bun.which(t)!, join(tools, t));
+  const rest = (process.env.PATH ?? "").split(delimiter).filter((d) => d && !["python", "python3"].some((p) => existsSync(join(d, p))));
+  return [tools, ...rest].join(delimiter);
+}
+
+let PATH: string;
+beforeAll(() => {
+  const built = join(work, "build", "clipyard");
+  const build = Bun.spawnSync(["bash", "scripts/build-binary.sh", "bun-linux-x64", built], { cwd: ROOT });
+  expect(build.exitCode).toBe(0);
+  mkdirSync(dir);
+  copyFileSync(built, join(dir, "clipyard"));
+  // The verified models, linked: the derived ggml file is made in this folder, not in the checkout's.
+  mkdirSync(models);
+  for (const m of ["whisper-tiny.en", "silero-vad", "human-face", "all-minilm-l6-v2"]) symlinkSync(modelDir(m), join(models, m), "dir");
+  PATH = pathWithoutPython();
+}, 120_000);
+
+const env = () => ({ PATH, HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_ASR_ENGINE: "whisper-cpp", CLIPYARD_LOG_LEVEL: "error" });
+
+function clipyard(args: string[]) {
+  const p = Bun.spawnSync([join(dir, "clipyard"), ...args], { cwd: dir, env: env() });
+  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
+}
+
+test("no python on PATH", () => {
+  expect(Bun.which("python3", { PATH })).toBeNull();
+  expect(Bun.which("python", { PATH })).toBeNull();
+});
+
+test("doctor: Silero runs in-process and the whisper.cpp addon loads, with no speech runtime", () => {
+  const checks = JSON.parse(clipyard(["doctor", "--json"]).out).checks as Array<{ name: string; status: string; data: any }>;
+  const vad = checks.find((c) => c.name === "voice activity")!;
+  expect(vad).toMatchObject({ status: "ok", data: { engine: "onnxruntime-node", ran: { windows: 31 } } });
+  expect(checks.find((c) => c.name === "speech runtime")!.status).toBe("fail");
+  expect(checks.find((c) => c.name === "speech recognition")).toMatchObject({ status: "ok", data: { engine: "whisper-cpp-in-process", inProcess: { available: true } } });
+}, 60_000);
+
+test("process: clips, notes and a transcript of the phone call, recognised in-process", () => {
+  const out = join(dir, "out");
+  const r = clipyard(["process", join(SHARED_MEDIA, "two_speakers_call.wav"), "--out", out, "--clips", "1", "--min-seconds", "5", "--max-seconds", "20"]);
+  expect(r.err).toMatch(/done in [\d.]+ s: 1 clips/);
+  expect(r.code).toBe(0);
+  const job = JSON.parse(readFileSync(join(out, "job.json"), "utf8"));
+  expect(job.clips).toHaveLength(1);
+  for (const f of Object.values(job.clips[0].rendered_urls) as string[]) expect(existsSync(join(out, f))).toBe(true);
+  const transcript = JSON.parse(readFileSync(join(out, "transcript.json"), "utf8"));
+  expect(job.engine.asr).toBe("whisper.cpp whisper-tiny.en-ggml-q8_0 in-process + silero-vad v5 in-process");
+  expect(transcript.words.map((w: { word: string }) => w.word).join(" ")).toContain("This is Diane in New Jersey");
+  expect(existsSync(join(models, "whisper-tiny.en-ggml-q8_0", "ggml-tiny.en-q8_0.bin"))).toBe(true);
+}, 300_000);
+
+test("serve: a live job on the phone call completes, recognised in-process", async () => {
+  const media = startMediaServer();
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port;
+  probe.stop(true);
+  const key = clipyard(["keys", "create", "--org", "studio", "--env", "live"]).out.trim();
+  expect(key).toMatch(/\S{20,}/);
+  const server = Bun.spawn([join(dir, "clipyard"), "serve"], {
+    cwd: dir,
+    env: { ...env(), CLIPYARD_PORT: String(port), CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    const up = Date.now() + 30_000;
+    while (!(await fetch(`${base}/healthz`).then((r) => r.ok, () => false))) {
+      if (Date.now() > up) throw new Error("serve did not answer /healthz within 30 s");
+      await Bun.sleep(100);
+    }
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 1, min_clip_seconds: 6, max_clip_seconds: 20 } };
+    const submitted = await fetch(`${base}/v1/jobs`, { method: "POST", headers, body: JSON.stringify(body) });
+    expect(submitted.status).toBe(202);
+    const { id } = (await submitted.json()) as { id: string };
+    const end = Date.now() + 240_000;
+    let job: any;
+    for (;;) {
+      job = await (await fetch(`${base}/v1/jobs/${id}`, { headers })).json();
+      if (job.status === "complete" || job.status === "failed" || Date.now() > end) break;
+      await Bun.sleep(500);
+    }
+    expect(job.error).toBeNull();
+    expect(job.status).toBe("complete");
+    expect(job.output.clips.length).toBe(1);
+    expect(job.output.transcript.map((s: { text: string }) => s.text).join(" ")).toContain("Diane in New Jersey");
+  } finally {
+    server.kill();
+    await server.exited;
+    media.stop();
+  }
+}, 300_000);

@@ -1,0 +1,39 @@
+import { expect, test } from "bun:test";
+import { pcmSource } from "../../src/media/wav.ts";
+import { asrEngine, ggmlModelFor, joinRegions, wordsToOriginal } from "../../src/pipeline/recognise-in-process.ts";
+
+test("regions are joined and words mapped back, never across the cut-out silence", () => {
+  const samples = Float32Array.from({ length: 10 * 100 }, (_, i) => i);
+  const { samples: joined, spans } = joinRegions(pcmSource({ sampleRate: 100, samples }), [[1, 2], [5, 6.5], [9.5, 20]]);
+  expect(Array.from(joined.subarray(0, 2))).toEqual([100, 101]);
+  expect(Array.from(joined.subarray(100, 102))).toEqual([500, 501]);
+  expect(joined.length).toBe(100 + 150 + 50);
+  expect(spans).toEqual([
+    { joinedStart: 0, originalStart: 1, length: 1 },
+    { joinedStart: 1, originalStart: 5, length: 1.5 },
+    { joinedStart: 2.5, originalStart: 9.5, length: 0.5 },
+  ]);
+  const words = wordsToOriginal(
+    [
+      { word: "a", start: 0.2, end: 0.6 },
+      { word: "spans", start: 0.8, end: 1.4 }, // starts in the first piece: ends at its edge
+      { word: "seam", start: 1, end: 1.3 }, // exactly on a seam: belongs to the piece it starts
+      { word: "last", start: 2.6, end: 3.5 },
+    ],
+    spans,
+  );
+  expect(words).toEqual([
+    { word: "a", start: 1.2, end: 1.6 },
+    { word: "spans", start: 1.8, end: 2 },
+    { word: "seam", start: 5, end: 5.3 },
+    { word: "last", start: 9.6, end: 10 },
+  ]);
+});
+
+test("engine choice and the converted model are explicit", () => {
+  expect(asrEngine({})).toBe("ctranslate2");
+  expect(asrEngine({ CLIPYARD_ASR_ENGINE: "whisper-cpp" })).toBe("whisper-cpp");
+  expect(() => asrEngine({ CLIPYARD_ASR_ENGINE: "vosk" })).toThrow("CLIPYARD_ASR_ENGINE must be ctranslate2 or whisper-cpp");
+  expect(ggmlModelFor("whisper-tiny.en")).toBe("whisper-tiny.en-ggml-q8_0");
+  expect(() => ggmlModelFor("whisper-base")).toThrow("whisper.cpp has no converted model for 'whisper-base'");
+});
