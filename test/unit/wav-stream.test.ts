@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { openWav, pcmSource, readWav } from "../../src/media/wav.ts";
 import { mfcc } from "../../src/pipeline/diarize-features.ts";
 import { medianPitch } from "../../src/pipeline/diarize-pitch.ts";
@@ -20,7 +20,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "clipyard-wav-stream-"));
   // 75 s: more than one block of MFCC frames (60 s) and of energy frames.
   wav = join(dir, "long.wav");
-  await ffmpeg(["-y", "-stream_loop", "2", "-i", join(SHARED_MEDIA, "two_speakers_call.wav"), "-t", "75", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", wav]);
+  await ffmpeg(["-y", "-stream_loop", "2", ...mediaInput(join(SHARED_MEDIA, "two_speakers_call.wav")), "-t", "75", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", wav]);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
