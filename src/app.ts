@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import type { AppContext } from "./context.ts";
+import type { AppContext } from "./api/context.ts";
 import { openDb } from "./db/client.ts";
 import { installationSecret } from "./db/settings.ts";
 import { SlidingWindowLimiter } from "./api/rate-limit.ts";
@@ -14,7 +14,7 @@ import { SecretBox } from "./secrets.ts";
 import { clipReviewedOutbox, jobEventOutbox } from "./webhooks/events.ts";
 import { RenderRequests } from "./jobs/rerender.ts";
 import { ClipRenderWorker } from "./jobs/render-worker.ts";
-import { rerenderLiveClip } from "./pipeline/rerender.ts";
+import { rerenderLiveClip } from "./pipeline/render/rerender.ts";
 import { DeliveryWorker } from "./webhooks/worker.ts";
 import { Billing } from "./billing/service.ts";
 import { loadBillingConfig } from "./billing/config.ts";

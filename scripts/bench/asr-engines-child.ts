@@ -4,7 +4,7 @@
  * as for the Python worker: `bun scripts/bench/asr-engines-child.ts GGML WAV THREADS` prints {"words": [...]}.
  */
 import { readWav } from "../../src/media/wav.ts";
-import { recogniseWithWhisperCpp } from "../../src/models/whisper-cpp.ts";
+import { recogniseWithWhisperCpp } from "../../src/inference/whisper-cpp.ts";
 
 const [model, wav, threads] = process.argv.slice(2);
 const audio = readWav(wav!);

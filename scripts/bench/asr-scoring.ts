@@ -4,7 +4,7 @@
  * WER: after lower-casing and stripping punctuation. DER: (missed + false alarm + confusion) / reference
  * speech over the scored region, no collar, with the speaker mapping that maximises overlap.
  */
-import { endsSentence, splitSentences } from "../../src/pipeline/sentences.ts";
+import { endsSentence, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 
 export function normalizeWords(text: string): string[] {
   return text

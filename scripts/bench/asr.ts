@@ -22,7 +22,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { transcribeFile } from "../../src/pipeline/transcribe.ts";
+import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { diarizationErrorRate, parseRttm, parseTurnText, parseUem, turnSentenceStats, turnsFromWords, wordErrorRate, wordSpeakerErrors, type DerResult, type Turn } from "./asr-scoring.ts";
 import { diarizationSummary, AMI_OPENINGS, AMI_MOSTLY_SILENT } from "./asr-diarization.ts";
 import { SHARED_MEDIA } from "../../test/helpers/paths.ts";

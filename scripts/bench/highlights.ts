@@ -22,12 +22,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { loadavg } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { tryLoadEmbedder, type Embedder } from "../../src/models/embedder.ts";
-import { checkClipEdges, checkCopy, type EdgeCheck } from "../../src/pipeline/editorial-check.ts";
-import { NoClipsError } from "../../src/pipeline/highlights.ts";
-import { planHighlights } from "../../src/pipeline/highlights-plan.ts";
-import { buildShowNotes, notesSection } from "../../src/pipeline/shownotes.ts";
-import { DEFAULT_ASR_MODEL, transcribeFile } from "../../src/pipeline/transcribe.ts";
+import { tryLoadEmbedder, type Embedder } from "../../src/inference/embedder.ts";
+import { checkClipEdges, checkCopy, type EdgeCheck } from "../../src/pipeline/highlights/editorial-check.ts";
+import { NoClipsError } from "../../src/pipeline/highlights/highlights.ts";
+import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
+import { buildShowNotes, notesSection } from "../../src/pipeline/highlights/shownotes.ts";
+import { DEFAULT_ASR_MODEL, transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import type { ClipPlan, Transcript } from "../../src/pipeline/types.ts";
 
 const args = process.argv.slice(2);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bun
-/** Rewrites the error table in docs/api.md from src/api/errors.ts (test/unit/docs.test.ts checks they agree). */
+/** Rewrites the error table in docs/api.md from src/errors.ts (test/unit/docs.test.ts checks they agree). */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
-import { ERRORS } from "../../src/api/errors.ts";
+import { ERRORS } from "../../src/errors.ts";
 
 const path = join(ROOT_DIR, "docs/api.md");
 const rows = Object.entries(ERRORS).map(([code, d]) => `| \`${code}\` | ${d.type} | ${d.status ?? "—"} | ${d.description} |`);

@@ -23,5 +23,5 @@ if [ -f src/cli/models.ts ] && [ "${CLIPYARD_SKIP_EMBEDDINGS:-0}" != "1" ]; then
 fi
 
 # wink's English model must load: fail setup loudly rather than the first job.
-bun -e 'import("./src/pipeline/highlights-nlp.ts").then(m => { m.analyzeSentence("Setup check."); })'
+bun -e 'import("./src/pipeline/highlights/nlp.ts").then(m => { m.analyzeSentence("Setup check."); })'
 echo "highlights setup: ok"

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "./context.ts";
 import { log } from "../log.ts";
 import { reviewFromSharePage, shareFile, sharePage } from "../web/share.ts";
 import { MAX_BODY_BYTES } from "./body.ts";
 import { errorBody } from "./error-body.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
@@ -22,7 +22,7 @@ import {
   replayDeliveryRoute,
   testWebhookRoute,
 } from "./routes/webhooks.ts";
-import { registerBillingRoutes } from "../billing/routes.ts";
+import { registerBillingRoutes } from "./routes/billing.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
 import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";

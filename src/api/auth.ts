@@ -1,6 +1,6 @@
 import { findKeyBySecret, parseKey, type ApiKey } from "../accounts/keys.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 
 export interface Principal {
   key: ApiKey;

@@ -1,4 +1,4 @@
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 
 /** Largest request body accepted, in bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { ApiError } from "./errors.ts";
+import type { ApiError } from "../errors.ts";
 
 /** The spec's error envelope: the one place an ApiError becomes an HTTP body (the API's and the dashboard's uploads). */
 export function errorBody(err: ApiError, requestId: string) {

@@ -1,6 +1,6 @@
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "./context.ts";
 import { authenticate, type Principal } from "./auth.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 import { RATE_LIMITS, rateHeaders, type RateClass } from "./rate-limit.ts";
 
 type HeaderBag = Record<string, string | number>;

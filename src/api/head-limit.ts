@@ -1,5 +1,5 @@
 import http from "node:http";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 
 /** Largest request head (request line plus header lines) the API accepts. */
 export const MAX_HEAD_BYTES = 16 * 1024;

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ERRORS } from "./errors.ts";
+import { ERRORS } from "../errors.ts";
 import { FeedCreateSchema, FeedListSchema, FeedSchema } from "./schemas/feed.ts";
-import { ClipRenderCreateSchema, ClipSchema, JobCreateSchema, JobListSchema, JobSchema } from "./schemas/job.ts";
+import { ClipRenderCreateSchema, ClipSchema, JobCreateSchema, JobListSchema, JobSchema } from "../jobs/schema.ts";
 import { RawUploadQuerySchema, UploadSchema } from "./schemas/upload.ts";
-import { WalletSchema } from "./schemas/wallet.ts";
+import { WalletSchema } from "../billing/schema.ts";
 
 /** OpenAPI 3.1 document generated from the same zod schemas that validate requests. */
 export function openApiDocument() {

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import type { Db } from "../db/client.ts";
 import { billingHolds, jobCharges, type HoldRow, type JobRow } from "../db/schema.ts";
 import { log } from "../log.ts";

@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 
 /**
  * Spec §1 "Pricing and billing" and §8 as data: every price, bound and lifetime the wallet uses.

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import { orgs, stripeEvents, type JobRow, type ReceiptRow, type TopupRow } from "../db/schema.ts";

@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import { isoUtc } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import { billingProfiles, orgs, receipts, topups, type ReceiptRow, type TopupRow } from "../db/schema.ts";

@@ -1,5 +1,5 @@
 import { findOrgByName } from "../accounts/orgs.ts";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import { loadBillingConfig } from "../billing/config.ts";
 import { formatUsd, parseUsd } from "../billing/pricing.ts";
 import { Billing } from "../billing/service.ts";

@@ -7,12 +7,12 @@ import { ytdlpCommand, VENDORED_YTDLP } from "../media/youtube.ts";
 import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
 import { capture } from "../capture.ts";
-import { describePackages, speechRuntimeStatus } from "../models/speech-runtime-status.ts";
-import { cudaStatus } from "../models/speech-runtime.ts";
+import { describePackages, speechRuntimeStatus } from "../inference/speech-runtime-status.ts";
+import { cudaStatus } from "../inference/speech-runtime.ts";
 import { modelDir, resolveModel } from "../models/store.ts";
-import { loadWhisperCpp } from "../models/whisper-cpp.ts";
-import { asrEngine } from "../pipeline/recognise-in-process.ts";
-import { checkVadEngine } from "../pipeline/vad-engine.ts";
+import { loadWhisperCpp } from "../inference/whisper-cpp.ts";
+import { asrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
+import { checkVadEngine } from "../pipeline/transcribe/vad-engine.ts";
 
 type Status = "ok" | "warn" | "fail";
 interface Check {

@@ -1,5 +1,5 @@
 import { findOrgByName } from "../accounts/orgs.ts";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import { FeedCreateSchema } from "../api/schemas/feed.ts";
 import { parseOrThrow } from "../api/validate.ts";
 import { systemClock } from "../clock.ts";

@@ -5,10 +5,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { loadConfig } from "../config.ts";
-import { tryLoadEmbedder } from "../models/embedder.ts";
-import { HighlightOptionsSchema, NoClipsError } from "../pipeline/highlights.ts";
-import { audioFeaturesFromWav } from "../pipeline/highlights-audio.ts";
-import { planHighlights } from "../pipeline/highlights-plan.ts";
+import { tryLoadEmbedder } from "../inference/embedder.ts";
+import { HighlightOptionsSchema, NoClipsError } from "../pipeline/highlights/highlights.ts";
+import { audioFeaturesFromWav } from "../pipeline/highlights/audio.ts";
+import { planHighlights } from "../pipeline/highlights/plan.ts";
 import type { Transcript } from "../pipeline/types.ts";
 
 const VALUE_FLAGS = new Set(["--count", "--min", "--max", "--title", "--notes", "--threads", "--wav"]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JobOptionsSchema, type JobOptions } from "../api/schemas/job.ts";
+import { JobOptionsSchema, type JobOptions } from "../jobs/schema.ts";
 
 /** The job option flags `process` and `watch` share. */
 export const JOB_OPTION_FLAGS = "[--trailer] [--caption-style STYLE] [--clips N] [--min-seconds S] [--max-seconds S]";

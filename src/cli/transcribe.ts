@@ -1,5 +1,5 @@
-import { transcribeFile } from "../pipeline/transcribe.ts";
-import { formatTranscript } from "../pipeline/transcribe-segments.ts";
+import { transcribeFile } from "../pipeline/transcribe/transcribe.ts";
+import { formatTranscript } from "../pipeline/transcribe/segments.ts";
 
 const USAGE = `usage: clipyard transcribe FILE [--json] [--model NAME] [--language CODE|auto] [--speakers N] [--no-diarize]\n`;
 

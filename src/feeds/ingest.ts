@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import { BoundedUrlSchema } from "../api/schemas/url.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";

@@ -1,6 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
-import { ApiError } from "../api/errors.ts";
-import type { JobOptions } from "../api/schemas/job.ts";
+import { ApiError } from "../errors.ts";
+import type { JobOptions } from "../jobs/schema.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import type { FeedRow } from "../db/schema.ts";

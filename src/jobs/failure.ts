@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { ROOT_DIR, type Config } from "../config.ts";
-import type { JobErrorCode } from "../api/errors.ts";
+import type { JobErrorCode } from "../errors.ts";
 import { PipelineError } from "../pipeline/stage.ts";
 
 /** The job error message for anything the pipeline did not anticipate. */

@@ -2,7 +2,7 @@ import type { Config } from "../config.ts";
 import type { JobRow } from "../db/schema.ts";
 import { log } from "../log.ts";
 import { runStages, type LivePipeline } from "../pipeline/stage.ts";
-import { jobWorkDir } from "./output.ts";
+import { jobWorkDir } from "../pipeline/output.ts";
 import { failureDetail, publicFailure } from "./failure.ts";
 import type { Lease, LiveRunner } from "./scheduler.ts";
 import type { JobTransitions } from "./transitions.ts";

@@ -1,4 +1,4 @@
-import { parseFileRef, type StoredOutput } from "./output.ts";
+import { parseFileRef, type StoredOutput } from "../pipeline/output.ts";
 
 /**
  * A job's output shaped like the API's, with every file named by its file name in the folder it

@@ -1,7 +1,7 @@
 import { isoUtc } from "../clock.ts";
 import type { JobRow } from "../db/schema.ts";
-import type { Clip, Job } from "../api/schemas/job.ts";
-import { clipCaptionStyle, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "./output.ts";
+import type { Clip, Job } from "./schema.ts";
+import { clipCaptionStyle, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { shareToken } from "./share.ts";
 
 export interface PresentContext {

@@ -1,14 +1,14 @@
 import type { Scope } from "../accounts/scope.ts";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import type { JobRow } from "../db/schema.ts";
 import { newId, sha256Hex } from "../ids.ts";
-import type { CaptionStyle } from "../pipeline/captions.ts";
-import { snapToSentenceEdges } from "../pipeline/clip-bounds.ts";
-import { checkpointWords } from "../pipeline/rerender.ts";
-import type { ClipFormat } from "../pipeline/render.ts";
-import { clipCaptionStyle, type ClipRenderState, type StoredClip, type StoredOutput } from "./output.ts";
+import type { CaptionStyle } from "../pipeline/render/captions.ts";
+import { snapToSentenceEdges } from "../pipeline/highlights/clip-bounds.ts";
+import { checkpointWords } from "../pipeline/render/rerender.ts";
+import type { ClipFormat } from "../pipeline/render/render.ts";
+import { clipCaptionStyle, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { insertRender, renderByIdempotencyKey } from "./renders-store.ts";
 import { getJob, getJobById, replaceOutput } from "./store.ts";
 

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import type { JobRow } from "../db/schema.ts";
-import type { ClipReview, StoredClip, StoredOutput } from "./output.ts";
+import type { ClipReview, StoredClip, StoredOutput } from "../pipeline/output.ts";
 import { getJobById, replaceOutput } from "./store.ts";
 
 export type ReviewDecision = ClipReview["decision"];

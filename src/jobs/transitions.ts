@@ -1,8 +1,8 @@
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import type { JobRow } from "../db/schema.ts";
-import type { JobErrorCode } from "../api/errors.ts";
-import type { StoredOutput } from "./output.ts";
+import type { JobErrorCode } from "../errors.ts";
+import type { StoredOutput } from "../pipeline/output.ts";
 import { shareToken, shareTokenHash } from "./share.ts";
 import { markComplete, markFailed, type JobStatus } from "./store.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JobListSchema, JobSchema, type Job } from "../api/schemas/job.ts";
+import { JobListSchema, JobSchema, type Job } from "../jobs/schema.ts";
 import { UploadSchema, type UploadResource } from "../api/schemas/upload.ts";
 
 /** The API's error envelope (spec §7), as the MCP server passes it on to the host. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JobCreateSchema, JobListSchema, JobSchema, UploadSourceSchema, UrlSourceSchema } from "../api/schemas/job.ts";
+import { JobCreateSchema, JobListSchema, JobSchema, UploadSourceSchema, UrlSourceSchema } from "../jobs/schema.ts";
 import { ApiErrorEnvelopeSchema, type ApiClient, type ApiResult } from "./api-client.ts";
 import { LocalFileSourceSchema, uploadLocalFile } from "./local-file.ts";
 

@@ -8,8 +8,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringifySync, type NodeList } from "subtitle";
-import { captionCues, chunkWords, type CaptionCue } from "./captions.ts";
-import { formatTimestamp } from "./shownotes.ts";
+import { captionCues, chunkWords, type CaptionCue } from "./render/captions.ts";
+import { formatTimestamp } from "./highlights/shownotes.ts";
 import type { Segment, Word } from "./types.ts";
 
 /** Transcript cues are subtitle lines, longer than burned-in captions (two lines of ~42 characters), broken at a comma only once they hold a readable phrase. */

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { JobErrorCode } from "../api/errors.ts";
+import type { JobErrorCode } from "../errors.ts";
 import type { JobRow } from "../db/schema.ts";
-import type { StoredOutput } from "../jobs/output.ts";
+import type { StoredOutput } from "./output.ts";
 
 /**
  * The pipeline is a list of stages behind one interface. Each stage reads what earlier stages left in

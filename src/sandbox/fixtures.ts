@@ -1,4 +1,4 @@
-import type { StoredOutput } from "../jobs/output.ts";
+import type { StoredOutput } from "../pipeline/output.ts";
 import { captionRefs, exportRefs, type ExportFiles } from "../pipeline/exports.ts";
 import type { ClipContent, Segment } from "../pipeline/types.ts";
 import { FIXTURE_FILES, FIXTURE_MANIFEST } from "./fixture-files.ts";

@@ -1,7 +1,7 @@
 import { FileStore } from "@tus/file-store";
 import { EVENTS, Server } from "@tus/server";
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import type { UploadRow } from "../db/schema.ts";

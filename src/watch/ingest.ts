@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Scope } from "../accounts/scope.ts";
-import { ApiError } from "../api/errors.ts";
-import type { JobOptions } from "../api/schemas/job.ts";
+import { ApiError } from "../errors.ts";
+import type { JobOptions } from "../jobs/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import { submitJob, type SubmitEffect } from "../jobs/submit.ts";

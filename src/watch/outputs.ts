@@ -2,7 +2,7 @@ import { constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { join } from "node:path";
 import type { JobRow } from "../db/schema.ts";
 import { localJobOutput } from "../jobs/local-output.ts";
-import { jobOutputDir, type StoredOutput } from "../jobs/output.ts";
+import { jobOutputDir, type StoredOutput } from "../pipeline/output.ts";
 import { presentJob, type PresentContext } from "../jobs/present.ts";
 
 /** The folder inside a watched folder that receives results; never scanned for input. */

@@ -1,6 +1,6 @@
 import { type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import type { Scope } from "../accounts/scope.ts";
-import type { JobOptions } from "../api/schemas/job.ts";
+import type { JobOptions } from "../jobs/schema.ts";
 import { newId } from "../ids.ts";
 import type { PresentContext } from "../jobs/present.ts";
 import { log } from "../log.ts";

@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../api/context.ts";
 import { RATE_LIMITS } from "../api/rate-limit.ts";
 import { requestIdOf } from "../api/request-id.ts";
 import { isoUtc } from "../clock.ts";
-import { jobOutputDir, parseFileRef, outputFiles, type StoredClip, type StoredOutput } from "../jobs/output.ts";
+import { jobOutputDir, parseFileRef, outputFiles, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { reviewClip } from "../jobs/review.ts";
 import { readForm } from "./dashboard/router.ts";
 import { shareTokenHash } from "../jobs/share.ts";

@@ -1,7 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../errors.ts";
 import { newId, randomBase62 } from "../ids.ts";
 import { presentJob, type PresentContext } from "../jobs/present.ts";
 import { latestJob } from "../jobs/store.ts";

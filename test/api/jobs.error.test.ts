@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ERRORS } from "../../src/api/errors.ts";
+import { ERRORS } from "../../src/errors.ts";
 import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
 
 let app: TestAppliance;

@@ -4,7 +4,7 @@
  * spec's own clip fields as they were.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ClipSchema, JobOutputSchema } from "../../src/api/schemas/job.ts";
+import { ClipSchema, JobOutputSchema } from "../../src/jobs/schema.ts";
 import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
 
 let app: TestAppliance;

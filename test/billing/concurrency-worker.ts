@@ -2,7 +2,7 @@
  * A second writer for the concurrency tests: its own thread, its own SQLite connection to the same
  * file, the same billing effects the appliance installs. Waits for "go" so all writers start together.
  */
-import { ApiError } from "../../src/api/errors.ts";
+import { ApiError } from "../../src/errors.ts";
 import { Billing } from "../../src/billing/service.ts";
 import { loadBillingConfig } from "../../src/billing/config.ts";
 import { ManualClock } from "../../src/clock.ts";

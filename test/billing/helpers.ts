@@ -9,7 +9,7 @@ import type { StripeGateway } from "../../src/billing/stripe.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { openDbFile, type Db } from "../../src/db/client.ts";
 import type { JobRow } from "../../src/db/schema.ts";
-import type { StoredOutput } from "../../src/jobs/output.ts";
+import type { StoredOutput } from "../../src/pipeline/output.ts";
 import { submitJob, type SubmitEffect } from "../../src/jobs/submit.ts";
 import { JobTransitions } from "../../src/jobs/transitions.ts";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createKey } from "../../src/accounts/keys.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { buildAppliance, type Appliance } from "../../src/app.ts";
-import { WalletSchema } from "../../src/api/schemas/wallet.ts";
+import { WalletSchema } from "../../src/billing/schema.ts";
 import { grantCredits } from "../../src/billing/topups.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { ApiError } from "../../src/api/errors.ts";
+import { ApiError } from "../../src/errors.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { billingHolds, jobCharges, jobs, ledgerEntries } from "../../src/db/schema.ts";
 import { listLots, walletSummary } from "../../src/billing/wallet.ts";

@@ -8,7 +8,7 @@ import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { buildAppliance, type Appliance } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
-import type { StoredOutput } from "../../src/jobs/output.ts";
+import type { StoredOutput } from "../../src/pipeline/output.ts";
 import { issueLoginToken, loginUrl } from "../../src/web/dashboard/session.ts";
 
 /**

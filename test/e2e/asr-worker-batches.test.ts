@@ -1,7 +1,7 @@
 /** The speech worker's batching of speech regions (asr_worker.py speech_batches), run in the speech runtime's Python. */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { speechPython } from "../../src/models/speech-runtime.ts";
+import { speechPython } from "../../src/inference/speech-runtime.ts";
 
 const WORKER_DIR = join(import.meta.dir, "../../src/models/python");
 

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { transcribeFile } from "../../src/pipeline/transcribe.ts";
+import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { diarizationErrorRate, parseRttm, parseUem } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
 import { assertModelIntact, ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../../src/models/store.ts";
-import { implausiblyFewWords, transcribeFile } from "../../src/pipeline/transcribe.ts";
+import { implausiblyFewWords, transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 let models: string;

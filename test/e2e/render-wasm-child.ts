@@ -4,7 +4,7 @@
  */
 import { detectEngine } from "../../src/media/ffmpeg-engine.ts";
 import { probeMedia } from "../../src/media/probe.ts";
-import { renderClip } from "../../src/pipeline/render.ts";
+import { renderClip } from "../../src/pipeline/render/render.ts";
 
 const [input, format, out] = process.argv.slice(2) as [string, "linkedin" | "x", string];
 const engine = await detectEngine();

@@ -11,8 +11,8 @@ import { detectEngine } from "../../src/media/ffmpeg-engine.ts";
 import { ffmpeg, ffprobeJson, runTool, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { CLIP_LOUDNESS, meterEbur128, normalizeAudio } from "../../src/media/ffmpeg-loudness.ts";
-import { renderClip, renderClipFormats } from "../../src/pipeline/render.ts";
-import { captionMargins } from "../../src/pipeline/captions.ts";
+import { renderClip, renderClipFormats } from "../../src/pipeline/render/render.ts";
+import { captionMargins } from "../../src/pipeline/render/captions.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 

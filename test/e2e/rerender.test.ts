@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeMedia } from "../../src/media/probe.ts";
-import { splitSentences } from "../../src/pipeline/sentences.ts";
+import { splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { eventually } from "../helpers/wait.ts";

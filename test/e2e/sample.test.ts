@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
-import { transcribeFile } from "../../src/pipeline/transcribe.ts";
+import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { sameSpelling, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
 import { SPEAKERS, TURNS } from "../../scripts/fixtures/sandbox-script.ts";
 

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { ffprobeJson } from "../../src/media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
-import { joinVideoCrossfaded } from "../../src/pipeline/trailer-join.ts";
+import { joinVideoCrossfaded } from "../../src/pipeline/render/trailer-join.ts";
 
 const [work, ...parts] = process.argv.slice(2) as [string, ...string[]];
 const engine = await detectEngine();

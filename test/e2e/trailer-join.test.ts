@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { ffmpeg, ffprobeJson, mediaInput } from "../../src/media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
 import { probeMedia } from "../../src/media/probe.ts";
-import { joinVideoCrossfaded, pieceGraph, planJoin, probeSegments, videoCrossfadeChain } from "../../src/pipeline/trailer-join.ts";
-import { renderTrailer, trailerDuration } from "../../src/pipeline/trailer.ts";
+import { joinVideoCrossfaded, pieceGraph, planJoin, probeSegments, videoCrossfadeChain } from "../../src/pipeline/render/trailer-join.ts";
+import { renderTrailer, trailerDuration } from "../../src/pipeline/render/trailer.ts";
 import { talkingHeadsPair } from "../helpers/compositions.ts";
 import { peakChildRss } from "../helpers/process-memory.ts";
 

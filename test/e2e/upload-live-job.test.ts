@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Upload } from "tus-js-client";
-import { jobOutputDir } from "../../src/jobs/output.ts";
+import { jobOutputDir } from "../../src/pipeline/output.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { checkExports } from "../helpers/exports.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";

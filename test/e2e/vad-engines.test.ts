@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { pcmSource, readWav } from "../../src/media/wav.ts";
 import { resolveModel } from "../../src/models/store.ts";
-import { speechProbabilities } from "../../src/pipeline/vad-engine.ts";
-import { transcribeFile } from "../../src/pipeline/transcribe.ts";
+import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
+import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-vad-engines-"));

@@ -7,13 +7,13 @@ import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { openDb, type Db } from "../../src/db/client.ts";
 import { clipRenders } from "../../src/db/schema.ts";
-import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/jobs/output.ts";
+import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/pipeline/output.ts";
 import { ClipRenderWorker } from "../../src/jobs/render-worker.ts";
 import { RenderRequests } from "../../src/jobs/rerender.ts";
 import { claimNextQueued, getJobById } from "../../src/jobs/store.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
 import { JobTransitions } from "../../src/jobs/transitions.ts";
-import type { RerenderFn } from "../../src/pipeline/rerender.ts";
+import type { RerenderFn } from "../../src/pipeline/render/rerender.ts";
 
 /**
  * The render worker's bookkeeping on a real SQLite database: a worker that dies mid-render loses its

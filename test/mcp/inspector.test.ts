@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { JobListSchema } from "../../src/api/schemas/job.ts";
+import { JobListSchema } from "../../src/jobs/schema.ts";
 import { cleanEnv, MAIN, REPO_ROOT, startAppliance, type Appliance } from "./appliance.ts";
 
 /**

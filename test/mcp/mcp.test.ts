@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { JobListSchema, JobSchema, type Job } from "../../src/api/schemas/job.ts";
+import { JobListSchema, JobSchema, type Job } from "../../src/jobs/schema.ts";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { SHARED_MEDIA } from "../helpers/paths.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { assTime, buildAss, captionMargins, CAPTION_STYLES, chunkWords } from "../../src/pipeline/captions.ts";
+import { assTime, buildAss, captionMargins, CAPTION_STYLES, chunkWords } from "../../src/pipeline/render/captions.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 
 /** Words of a sentence laid end to end, 0.3 s each, starting at t0. */

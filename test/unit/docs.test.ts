@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
-import { ERRORS } from "../../src/api/errors.ts";
+import { ERRORS } from "../../src/errors.ts";
 
 test("docs/api.md's error table is the error module's table", () => {
   const doc = readFileSync(join(ROOT_DIR, "docs/api.md"), "utf8");

@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { DEFAULT_EMBEDDING_MODEL, EmbeddingModelUnavailableError, loadEmbedder, tryLoadEmbedder, verifiedModelDir } from "../../src/models/embedder.ts";
-import { WordPieceTokenizer } from "../../src/models/embedder-minilm.ts";
-import { planHighlights } from "../../src/pipeline/highlights-plan.ts";
-import { cosine } from "../../src/pipeline/topics.ts";
+import { DEFAULT_EMBEDDING_MODEL, EmbeddingModelUnavailableError, loadEmbedder, tryLoadEmbedder, verifiedModelDir } from "../../src/inference/embedder.ts";
+import { WordPieceTokenizer } from "../../src/inference/embedder-minilm.ts";
+import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
+import { cosine } from "../../src/pipeline/highlights/topics.ts";
 import { SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
 
 const modelsDir = loadConfig().modelsDir;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { assEventSpans, buildAss } from "../../src/pipeline/captions.ts";
+import { assEventSpans, buildAss } from "../../src/pipeline/render/captions.ts";
 import { clipCaptionCues, otioTimeline, podcastChapters, transcriptCues, transcriptText } from "../../src/pipeline/exports.ts";
 import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { audioFeaturesFromWav } from "../../src/pipeline/highlights-audio.ts";
+import { audioFeaturesFromWav } from "../../src/pipeline/highlights/audio.ts";
 import { readWav } from "../../src/media/wav.ts";
 import { SHARED_MEDIA } from "../helpers/synthetic-transcript.ts";
 

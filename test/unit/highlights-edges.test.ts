@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { checkClipEdges, checkCopy, incompleteSentence, isCompleteText, locateText } from "../../src/pipeline/editorial-check.ts";
-import { selectClips } from "../../src/pipeline/highlights.ts";
-import { isSentenceEnd, isSentenceStart, MIN_SENTENCE_PAUSE } from "../../src/pipeline/sentence-edges.ts";
-import { joinWords, splitSentences } from "../../src/pipeline/sentences.ts";
+import { checkClipEdges, checkCopy, incompleteSentence, isCompleteText, locateText } from "../../src/pipeline/highlights/editorial-check.ts";
+import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
+import { isSentenceEnd, isSentenceStart, MIN_SENTENCE_PAUSE } from "../../src/pipeline/highlights/sentence-edges.ts";
+import { joinWords, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { ASR_FIXTURES, asrTranscript } from "../helpers/asr-fixture.ts";
 

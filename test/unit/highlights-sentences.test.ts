@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { joinWords, splitSentences } from "../../src/pipeline/sentences.ts";
+import { joinWords, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
-import { analyzeSentence } from "../../src/pipeline/highlights-nlp.ts";
-import { selectClips } from "../../src/pipeline/highlights.ts";
-import { buildShowNotes, notesSection, onceEach } from "../../src/pipeline/shownotes.ts";
-import { showName, titleCase, titlePhrases } from "../../src/pipeline/titles.ts";
+import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
+import { analyzeSentence } from "../../src/pipeline/highlights/nlp.ts";
+import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
+import { buildShowNotes, notesSection, onceEach } from "../../src/pipeline/highlights/shownotes.ts";
+import { showName, titleCase, titlePhrases } from "../../src/pipeline/highlights/titles.ts";
 import { ASR_FIXTURES, asrTranscript } from "../helpers/asr-fixture.ts";
 
 

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
-import { completionsUrl } from "../../src/models/llm-chat.ts";
-import { analyzeTranscript } from "../../src/pipeline/highlights-analysis.ts";
-import { selectClips } from "../../src/pipeline/highlights.ts";
-import { planHighlights } from "../../src/pipeline/highlights-plan.ts";
+import { completionsUrl } from "../../src/inference/llm-chat.ts";
+import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
+import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
+import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
 import { asrTranscript } from "../helpers/asr-fixture.ts";
 
 type Reply = { status?: number; body?: string; content?: string; hold?: boolean };

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { pcmSource } from "../../src/media/wav.ts";
-import { asrEngine, ggmlModelFor, joinRegions, wordsToOriginal } from "../../src/pipeline/recognise-in-process.ts";
+import { asrEngine, ggmlModelFor, joinRegions, wordsToOriginal } from "../../src/pipeline/transcribe/recognise-in-process.ts";
 
 test("regions are joined and words mapped back, never across the cut-out silence", () => {
   const samples = Float32Array.from({ length: 10 * 100 }, (_, i) => i);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { realignTurns } from "../../src/pipeline/turns-realign.ts";
+import { realignTurns } from "../../src/pipeline/transcribe/turns-realign.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 
 /**

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { openWav, pcmSource, readWav } from "../../src/media/wav.ts";
-import { mfcc } from "../../src/pipeline/diarize-features.ts";
-import { medianPitch } from "../../src/pipeline/diarize-pitch.ts";
-import { energyFrames } from "../../src/pipeline/highlights-audio.ts";
+import { mfcc } from "../../src/pipeline/transcribe/diarize-features.ts";
+import { medianPitch } from "../../src/pipeline/transcribe/diarize-pitch.ts";
+import { energyFrames } from "../../src/pipeline/highlights/audio.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
 let dir: string;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JobRow } from "../../src/db/schema.ts";
-import { jobOutputDir, type StoredOutput } from "../../src/jobs/output.ts";
+import { jobOutputDir, type StoredOutput } from "../../src/pipeline/output.ts";
 import { OUTPUT_FOLDER, removeOutputLeftovers, writeJobFolder } from "../../src/watch/outputs.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "clipyard-watch-out-data-"));

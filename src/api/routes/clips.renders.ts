@@ -1,8 +1,8 @@
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../context.ts";
 import { presentClip, shareBaseUrl } from "../../jobs/present.ts";
 import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
-import { ClipRenderCreateSchema } from "../schemas/job.ts";
+import { ClipRenderCreateSchema } from "../../jobs/schema.ts";
 import { parseOrThrow } from "../validate.ts";
 import { idempotencyKey } from "./jobs.create.ts";
 

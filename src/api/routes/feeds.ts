@@ -1,9 +1,9 @@
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../context.ts";
 import { presentFeed } from "../../feeds/present.ts";
 import { deleteFeed, registerFeed } from "../../feeds/service.ts";
 import { listFeeds } from "../../feeds/store.ts";
 import { readJsonObject } from "../body.ts";
-import type { ErrorCode } from "../errors.ts";
+import type { ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { FeedCreateSchema } from "../schemas/feed.ts";
 import { parseOrThrow } from "../validate.ts";

@@ -1,12 +1,12 @@
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../context.ts";
 import { submitJob } from "../../jobs/submit.ts";
 import { findOwnUpload, keepUploadForJob, type UploadOwner } from "../../uploads/store.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { checkSourceUrl, type SourceType } from "../../jobs/source-url.ts";
 import { readJsonObject } from "../body.ts";
-import { ApiError, type ErrorCode } from "../errors.ts";
+import { ApiError, type ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
-import { JobCreateSchema } from "../schemas/job.ts";
+import { JobCreateSchema } from "../../jobs/schema.ts";
 import { parseOrThrow } from "../validate.ts";
 
 function codeFor(param: string): ErrorCode {

@@ -1,8 +1,8 @@
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../context.ts";
 import { readTx } from "../../db/client.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { getJob } from "../../jobs/store.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../errors.ts";
 import { guard } from "../guard.ts";
 
 /** GET /v1/jobs/{id} — spec §4; ids of other organisations or of the other world are not_found, never forbidden. */

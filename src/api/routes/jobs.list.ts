@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../context.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { readTx } from "../../db/client.ts";
 import { getJob, listJobs } from "../../jobs/store.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { parseOrThrow } from "../validate.ts";
 

@@ -1,7 +1,7 @@
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../context.ts";
 import { presentUpload } from "../../uploads/present.ts";
 import { UPLOADS_PATH } from "../../uploads/service.ts";
-import { ApiError, type ErrorCode } from "../errors.ts";
+import { ApiError, type ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { RawUploadQuerySchema } from "../schemas/upload.ts";
 import { parseOrThrow } from "../validate.ts";

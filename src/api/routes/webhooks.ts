@@ -1,9 +1,9 @@
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../context.ts";
 import { presentDelivery, presentWebhook } from "../../webhooks/present.ts";
 import { deleteWebhook, eventOf, registerWebhook, replayDelivery, sendTestEvent } from "../../webhooks/service.ts";
 import { attemptsOf, getDelivery, getWebhook, listDeliveries, listWebhooks } from "../../webhooks/store.ts";
 import { readJsonObject } from "../body.ts";
-import { ApiError, type ErrorCode } from "../errors.ts";
+import { ApiError, type ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { PageQuerySchema, WebhookCreateSchema } from "../schemas/webhook.ts";
 import { parseOrThrow } from "../validate.ts";

@@ -1,5 +1,5 @@
 import { ENVS } from "../../accounts/scope.ts";
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../../api/context.ts";
 import { listFeeds } from "../../feeds/store.ts";
 import { esc } from "../html.ts";
 import { date, frame, worldName } from "./pages.ts";

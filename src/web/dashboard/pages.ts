@@ -1,7 +1,7 @@
 import { isoUtc } from "../../clock.ts";
 import type { ApiKeyRow, CreditLotRow, HoldRow, JobRow, LedgerRow, ReceiptRow, TopupRow } from "../../db/schema.ts";
-import type { Clip, Job } from "../../api/schemas/job.ts";
-import { CAPTION_STYLES } from "../../pipeline/captions.ts";
+import type { Clip, Job } from "../../jobs/schema.ts";
+import { CAPTION_STYLES } from "../../pipeline/render/captions.ts";
 import { formatUsd, PRICE_CENTS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS, FREE_TIER_JOBS } from "../../billing/pricing.ts";
 import type { WalletSummary } from "../../billing/wallet.ts";
 import { esc, page } from "../html.ts";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Elysia } from "elysia";
-import { ApiError } from "../../api/errors.ts";
-import type { AppContext } from "../../context.ts";
+import { ApiError } from "../../errors.ts";
+import type { AppContext } from "../../api/context.ts";
 import { orgs } from "../../db/schema.ts";
 import { htmlSecurityHeaders, page } from "../html.ts";
 import type { Frame } from "./pages.ts";

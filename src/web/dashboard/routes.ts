@@ -1,15 +1,15 @@
 import { inArray } from "drizzle-orm";
 import type { Elysia } from "elysia";
 import { createKey, listKeys, revokeKeyById } from "../../accounts/keys.ts";
-import { ApiError } from "../../api/errors.ts";
+import { ApiError } from "../../errors.ts";
 import { parseUsd, formatUsd } from "../../billing/pricing.ts";
 import { billingEmail, getReceipt, listReceipts, listTopups, setBillingEmail } from "../../billing/topups.ts";
 import { listActiveHolds, listLedger, listLots, walletSummary } from "../../billing/wallet.ts";
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../../api/context.ts";
 import { jobCharges } from "../../db/schema.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { getJobById, listJobs } from "../../jobs/store.ts";
-import { ClipRenderCreateSchema } from "../../api/schemas/job.ts";
+import { ClipRenderCreateSchema } from "../../jobs/schema.ts";
 import { parseOrThrow } from "../../api/validate.ts";
 import { ENVS } from "../../accounts/scope.ts";
 import { esc, page } from "../html.ts";

@@ -1,11 +1,11 @@
 import { submitJobBody } from "../../api/routes/jobs.create.ts";
 import { errorBody } from "../../api/error-body.ts";
-import { ApiError } from "../../api/errors.ts";
+import { ApiError } from "../../errors.ts";
 import { requestIdOf } from "../../api/request-id.ts";
 import { PRICE_CENTS, formatUsd } from "../../billing/pricing.ts";
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../../api/context.ts";
 import { presentJob } from "../../jobs/present.ts";
-import { CAPTION_STYLES, DEFAULT_CAPTION_STYLE } from "../../pipeline/captions.ts";
+import { CAPTION_STYLES, DEFAULT_CAPTION_STYLE } from "../../pipeline/render/captions.ts";
 import { presentUpload } from "../../uploads/present.ts";
 import { esc } from "../html.ts";
 import { frame } from "./pages.ts";

@@ -1,6 +1,6 @@
-import { ApiError } from "../../api/errors.ts";
+import { ApiError } from "../../errors.ts";
 import { ENVS } from "../../accounts/scope.ts";
-import type { AppContext } from "../../context.ts";
+import type { AppContext } from "../../api/context.ts";
 import { isoUtc } from "../../clock.ts";
 import { eventOf, replayDelivery } from "../../webhooks/service.ts";
 import { attemptsOf, listDeliveries, listWebhooks } from "../../webhooks/store.ts";

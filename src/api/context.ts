@@ -1,0 +1,37 @@
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/client.ts";
+import type { SlidingWindowLimiter } from "./rate-limit.ts";
+import type { PresentContext } from "../jobs/present.ts";
+import type { JobTransitions } from "../jobs/transitions.ts";
+import type { SubmitEffect } from "../jobs/submit.ts";
+import type { ReviewEffect } from "../jobs/review.ts";
+import type { RenderRequests } from "../jobs/rerender.ts";
+import type { WebhookDeps } from "../webhooks/service.ts";
+import type { Billing } from "../billing/service.ts";
+import type { UploadService } from "../uploads/service.ts";
+import type { FeedDeps } from "../feeds/service.ts";
+
+/** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  limiter: SlidingWindowLimiter;
+  present: PresentContext;
+  transitions: JobTransitions;
+  /** Effects committed with every new job (billing holds for live jobs). */
+  submitEffects: SubmitEffect[];
+  webhooks: WebhookDeps;
+  feeds: FeedDeps;
+  /** Wallet, top-ups and receipts (src/billing/). */
+  billing: Billing;
+  /** POST /v1/uploads: tus and raw-body uploads (src/uploads/). */
+  uploads: UploadService;
+  /** Effects committed with a guest's clip review (the clip.reviewed webhook outbox). */
+  reviewEffects: ReviewEffect[];
+  /** Clip re-renders: asked for over HTTP, run by the render worker. */
+  renders: RenderRequests;
+  /** Nudges the scheduler after a submission so sandbox timing does not wait for the next poll. */
+  wakeScheduler(): void;
+}

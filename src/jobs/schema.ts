@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { CAPTION_STYLES } from "../pipeline/render/captions.ts";
+import { FORMATS, type ClipFormat } from "../pipeline/render/graph.ts";
+import { SOURCE_TYPES } from "./source-url.ts";
+import { BoundedUrlSchema, MAX_URL_LENGTH } from "../api/schemas/url.ts";
+import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../pipeline/highlights/highlights.ts";
+
+// The highlight stage owns its option bounds; the API takes them without defaults, so options echo
+// exactly what the caller sent.
+const clip = HighlightOptionsFields.shape;
+
+/**
+ * The Job resource and its submission body: one set of zod schemas drives request validation,
+ * TypeScript types, the OpenAPI document and the MCP tool schemas.
+ */
+
+export const JobOptionsSchema = z
+  .object({
+    include_trailer: z.boolean().optional().describe("Render a vertical 60-90 s highlights trailer (video sources)."),
+    caption_style: z.enum(CAPTION_STYLES).optional().describe(`Caption preset: ${CAPTION_STYLES.join(", ")}.`),
+    clip_count: clip.clip_count.unwrap().optional().describe(`Extension: number of clips, 1-10 (default ${DEFAULT_CLIP_COUNT}).`),
+    min_clip_seconds: clip.min_clip_seconds.unwrap().optional().describe(`Extension: shortest clip in seconds, 5-300 (default ${DEFAULT_MIN_CLIP_SECONDS}).`),
+    max_clip_seconds: clip.max_clip_seconds.unwrap().optional().describe(`Extension: longest clip in seconds, 10-600 (default ${DEFAULT_MAX_CLIP_SECONDS}).`),
+  })
+  .strict()
+  .refine(
+    (o) =>
+      clipWindowIsValid({ min_clip_seconds: o.min_clip_seconds ?? DEFAULT_MIN_CLIP_SECONDS, max_clip_seconds: o.max_clip_seconds ?? DEFAULT_MAX_CLIP_SECONDS }),
+    { message: CLIP_WINDOW_MESSAGE, path: ["min_clip_seconds"] },
+  );
+
+export const UrlSourceSchema = z
+  .object({
+    type: z.enum(SOURCE_TYPES as [string, ...string[]]).describe("video_url or youtube_url"),
+    url: BoundedUrlSchema.describe(`HTTPS URL valid for the type, at most ${MAX_URL_LENGTH} characters`),
+  })
+  .strict();
+
+export const UploadSourceSchema = z
+  .object({
+    type: z.literal("upload").describe("Extension: media sent to POST /v1/uploads"),
+    upload_id: z.string().describe("Extension: the upl_ id POST /v1/uploads returned (same organisation and environment, not expired, fully received)"),
+  })
+  .strict();
+
+/** A URL source (the spec's) or an upload (extension); the type picks which, so errors name source.type. */
+export const JobSourceSchema = z.discriminatedUnion("type", [UrlSourceSchema, UploadSourceSchema]);
+
+export const JobCreateSchema = z
+  .object({
+    source: JobSourceSchema,
+    options: JobOptionsSchema.optional(),
+  })
+  .strict();
+
+export type JobCreate = z.infer<typeof JobCreateSchema>;
+export type JobOptions = z.infer<typeof JobOptionsSchema>;
+
+export const ClipRenderStateSchema = z.object({
+  id: z.string().describe("rnd_ prefix"),
+  status: z.enum(["queued", "rendering", "complete", "failed"]),
+  caption_style: z.string(),
+  start_time: z.number().describe("snapped to sentence edges"),
+  end_time: z.number().describe("snapped to sentence edges"),
+  formats: z.array(z.string()),
+  requested_at: z.string(),
+  completed_at: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+/** POST /v1/jobs/{id}/clips/{clip_id}/renders (extension): what to change; anything left out keeps the clip's value. */
+export const ClipRenderCreateSchema = z
+  .object({
+    caption_style: z.enum(CAPTION_STYLES).optional().describe(`Caption preset: ${CAPTION_STYLES.join(", ")}.`),
+    start_time: z.number().min(0).optional().describe("Seconds into the source; snapped to the nearest sentence start"),
+    end_time: z.number().positive().optional().describe("Seconds into the source; snapped to the nearest finished sentence's end after the start"),
+    formats: z.array(z.enum(Object.keys(FORMATS) as [ClipFormat, ...ClipFormat[]])).min(1).optional().describe("The formats the clip has afterwards (linkedin 9:16, x 16:9); default its current ones"),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: "name at least one of caption_style, start_time, end_time, formats" })
+  .refine((b) => b.start_time === undefined || b.end_time === undefined || b.end_time > b.start_time, { message: "must be after start_time", path: ["end_time"] });
+
+export const ClipSchema = z.object({
+  id: z.string().describe("clip_ prefix"),
+  rank: z.number().int().describe("1 is best"),
+  category: z.string(),
+  hook: z.string(),
+  pull_quote: z.string(),
+  start_time: z.number(),
+  end_time: z.number(),
+  duration_seconds: z.number(),
+  rendered_urls: z.record(z.string(), z.string()).describe("linkedin: 9:16 MP4, x: 16:9 MP4"),
+  transcript_text: z.string(),
+  score: z.number().optional().describe("Extension: 0-100 highlight score"),
+  reason: z.string().optional().describe("Extension: why the clip ranks where it does"),
+  captions_srt_url: z.string().optional().describe("Extension: the clip's captions as SRT, times relative to the clip"),
+  captions_vtt_url: z.string().optional().describe("Extension: the clip's captions as WebVTT, times relative to the clip"),
+  title: z.string().max(70).optional().describe("Extension (posting copy): the clip's title, at most 70 characters"),
+  description: z.string().optional().describe("Extension (posting copy): one or two sentences to post with the clip"),
+  hashtags: z.array(z.string().regex(/^#[\p{L}\p{N}]+$/u)).min(3).max(5).optional().describe("Extension (posting copy): 3-5 hashtags, '#' included"),
+  caption_style: z.string().optional().describe("Extension: the caption preset burned into the clip's files"),
+  review: z
+    .object({ decision: z.enum(["approved", "rejected"]), reviewed_at: z.string() })
+    .optional()
+    .describe("Extension: the guest's decision on the share page; absent until one is made"),
+  render: ClipRenderStateSchema.optional().describe("Extension: the latest re-render asked for this clip; absent until one is"),
+});
+
+export type Clip = z.infer<typeof ClipSchema>;
+
+export const TranscriptSegmentSchema = z.object({
+  speaker: z.string(),
+  start: z.number(),
+  end: z.number(),
+  text: z.string(),
+});
+
+export const JobOutputSchema = z.object({
+  clips: z.array(ClipSchema),
+  trailer: z.object({ url: z.string(), duration_seconds: z.number() }).nullable().describe("null when no trailer was requested"),
+  guest_share_url: z.string(),
+  show_notes: z.string(),
+  transcript: z.array(TranscriptSegmentSchema),
+  warnings: z.array(z.string()).optional().describe("Extension: what could not be produced (a clip or the trailer that failed to render)"),
+  engine: z.record(z.string(), z.string()).optional().describe("Extension: engines and models that ran (asr, highlights, ffmpeg)"),
+  transcript_srt_url: z.string().optional().describe("Extension: the speaker-labelled transcript as SRT"),
+  transcript_vtt_url: z.string().optional().describe("Extension: the speaker-labelled transcript as WebVTT (speakers in <v> voice spans)"),
+  transcript_txt_url: z.string().optional().describe("Extension: the transcript as plain text, one paragraph per speaker turn"),
+  chapters_url: z.string().optional().describe("Extension: Podcasting 2.0 JSON chapters (version 1.2.0)"),
+  timeline_url: z.string().optional().describe("Extension: OpenTimelineIO timeline (.otio) with the clips as ranges of the source"),
+});
+
+export const JobSchema = z.object({
+  id: z.string(),
+  object: z.literal("job"),
+  status: z.enum(["queued", "processing", "complete", "failed"]),
+  source: z.object({
+    type: z.string(),
+    url: z.string().optional().describe("Present for URL sources"),
+    upload_id: z.string().optional().describe("Extension: present for upload sources"),
+  }),
+  options: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+  output: JobOutputSchema.nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  progress: z
+    .object({ stage: z.string(), percent: z.number() })
+    .optional()
+    .describe("Extension: present while processing"),
+  livemode: z.boolean().describe("Extension: true for live keys, false for sandbox"),
+});
+
+export type Job = z.infer<typeof JobSchema>;
+export type JobOutput = z.infer<typeof JobOutputSchema>;
+
+export const JobListSchema = z.object({
+  object: z.literal("list"),
+  has_more: z.boolean(),
+  data: z.array(JobSchema),
+});

@@ -1,0 +1,100 @@
+/**
+ * What a producer pastes beside a clip when posting it: a title (≤ 70 characters), a one- or
+ * two-sentence description and 3-5 hashtags. Extractive like the rest of the stage: the title is
+ * the clip's own question or its main topic, the description is said in the clip, the hashtags
+ * are its topics, the show's name and its category.
+ */
+import { textSentences } from "./editorial-check.ts";
+import type { EpisodeAnalysis } from "./analysis.ts";
+import type { Candidate } from "./rank.ts";
+import { GENERIC_WORDS, nonTopicTerms, rankTitlePhrases, showName, stemTerm, termCounts, titleCase } from "./titles.ts";
+import { formatTimestamp } from "./shownotes.ts";
+import type { Transcript } from "../types.ts";
+
+export const CLIP_TITLE_MAX_CHARS = 70;
+export const MIN_HASHTAGS = 3;
+export const MAX_HASHTAGS = 5;
+
+export interface PostingCopy {
+  title: string;
+  description: string;
+  hashtags: string[];
+}
+
+/** "#BusShelter" from "bus shelter"; letters and digits only, each word capitalised. */
+export function hashtag(phrase: string): string | null {
+  const body = phrase
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .map((w) => (/\p{Lu}/u.test(w) ? w : w.charAt(0).toUpperCase() + w.slice(1)))
+    .join("");
+  return body.length >= 3 && body.length <= 30 && /\p{L}/u.test(body) ? `#${body}` : null;
+}
+
+/** `taken`: titles of the job's other clips, so two clips are never posted under one title. */
+function clipTitle(a: EpisodeAnalysis, c: Candidate, hook: string, avoid: Set<string>, taken: Set<string>): string {
+  const free = (x: string) => x.length <= CLIP_TITLE_MAX_CHARS && !taken.has(x.toLowerCase());
+  // A clip that opens on a short question is titled by it: it is what the clip answers.
+  const sentences = textSentences(hook);
+  if (sentences.length === 1 && hook.endsWith("?") && free(titleCase(hook))) return titleCase(hook);
+  const texts = a.sentences.slice(c.first, c.last + 1).map((s) => s.text);
+  const fits = rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid })
+    .map((p) => titleCase(p.text))
+    .find(free);
+  if (fits) return fits;
+  return free(sentences[0]!) ? sentences[0]! : titleCase(`${c.category.replace("_", " ")} at ${formatTimestamp(c.start)}`);
+}
+
+/** The clip's pull quote (a finished unit of one or two sentences), credited when the speaker is named. */
+function description(t: Transcript, a: EpisodeAnalysis, c: Candidate, quote: string): string {
+  let at = c.first;
+  for (let i = c.first; i <= c.last; i++) if (quote.startsWith(a.sentences[i]!.text)) at = i;
+  const speaker = t.speakerNames?.[a.sentences[at]!.speaker];
+  const body = textSentences(quote).length <= 2 ? quote : textSentences(quote).slice(0, 2).join(" ");
+  return speaker ? `${speaker}: ${body}` : body;
+}
+
+function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: Set<string>): string[] {
+  const out: string[] = [];
+  const add = (tag: string | null) => {
+    if (tag && out.length < MAX_HASHTAGS && !out.some((x) => x.toLowerCase() === tag.toLowerCase())) out.push(tag);
+  };
+  const texts = a.sentences.slice(c.first, c.last + 1).map((s) => s.text);
+  const covered = new Set<string>();
+  const counts = termCounts(a.nlp);
+  // Topics of the episode that the clip touches (a term said more than once), not its one-off phrases.
+  for (const p of rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid, counts })) {
+    if (out.length >= MAX_HASHTAGS - 2) break;
+    // Short tags people search for: a phrase of at most two words whose terms are not yet tagged.
+    if (p.text.split(/\s+/).length > 2 || p.terms.every((x) => covered.has(x)) || !p.terms.some((x) => (counts.get(x) ?? 0) >= 2)) continue;
+    add(hashtag(p.text));
+    for (const x of p.terms) covered.add(x);
+  }
+  if (show) add(hashtag(show));
+  add(hashtag(c.category.replace("_", " ")));
+  // Too few topics in a short clip: its most repeated content words fill the set.
+  if (out.length < MIN_HASHTAGS) {
+    const counts = new Map<string, { n: number; text: string }>();
+    for (let i = c.first; i <= c.last; i++)
+      for (const tok of a.nlp[i]!.tokens)
+        if ((tok.pos === "NOUN" || tok.pos === "PROPN") && !tok.stop && tok.norm.length > 3 && !GENERIC_WORDS.has(tok.norm) && !avoid.has(stemTerm(tok.norm))) {
+          const e = counts.get(tok.norm) ?? { n: 0, text: tok.text };
+          e.n++;
+          counts.set(tok.norm, e);
+        }
+    // A word already inside a tag ("Jersey" in "#NewJersey") adds nothing.
+    for (const e of [...counts.values()].sort((x, y) => y.n - x.n)) if (!out.some((x) => x.toLowerCase().includes(e.text.toLowerCase()))) add(hashtag(e.text));
+  }
+  if (out.length < MIN_HASHTAGS) add("#Podcast");
+  if (out.length < MIN_HASHTAGS) add("#Clip");
+  return out;
+}
+
+/** The clip's posting copy; `taken` holds the titles already given to the job's other clips and receives this one's. */
+export function postingCopy(t: Transcript, a: EpisodeAnalysis, c: Candidate, hook: string, quote: string, taken: Set<string>): PostingCopy {
+  const texts = a.sentences.map((s) => s.text);
+  const avoid = nonTopicTerms(texts, t.speakerNames);
+  const title = clipTitle(a, c, hook, avoid, taken);
+  taken.add(title.toLowerCase());
+  return { title, description: description(t, a, c, quote), hashtags: hashtags(a, c, showName(texts.slice(0, 3)), avoid) };
+}

@@ -1,0 +1,122 @@
+/**
+ * Where the recogniser's punctuation is weak — a long stretch with no sentence end that passes the
+ * evidence rule, so no clip, hook or quote can start or end inside it — re-decode just those
+ * windows with a bigger Whisper model, and keep its words where they give the stretch sentence
+ * ends. The rest of the transcript is untouched, so the cost is proportional to the weak stretches,
+ * not to the episode.
+ */
+import { cpus } from "node:os";
+import { findModel } from "../../models/manifest.ts";
+import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime.ts";
+import { resolveModel } from "../../models/store.ts";
+import { isSpokenWord } from "./sentence-edges.ts";
+import { splitSentences } from "./sentences.ts";
+import { segmentsFromWords } from "../transcribe/segments.ts";
+import type { Transcript, Word } from "../types.ts";
+import type { Region } from "../transcribe/vad.ts";
+
+/** A stretch this long with no evidenced sentence end leaves a clip nowhere to start or end. */
+export const WEAK_WINDOW_SECONDS = 20;
+/** The model tried when the transcript came from a smaller one. */
+export const BIGGER_MODEL = "whisper-base";
+
+/**
+ * Stretches of one speaker's speech at least `minSeconds` long with no evidenced sentence end
+ * before their last sentence: inside them a clip can neither start nor end.
+ */
+export function weakWindows(t: Transcript, minSeconds = WEAK_WINDOW_SECONDS): Region[] {
+  const out: Region[] = [];
+  const sentences = splitSentences(t.words);
+  let from = 0;
+  sentences.forEach((s, i) => {
+    const next = sentences[i + 1];
+    // The stretch ends at an evidenced end, a speaker change or the end of the transcript.
+    if (next && !s.complete && next.speaker === s.speaker) return;
+    if (s.end - sentences[from]!.start >= minSeconds) out.push([sentences[from]!.start, s.end]);
+    from = i + 1;
+  });
+  return out;
+}
+
+const evidencedEnds = (words: Word[]) => splitSentences(words).filter((s) => s.complete).length;
+
+export interface RedecodeResult {
+  transcript: Transcript;
+  /** Windows whose words were replaced, and those where the bigger model did not help. */
+  replaced: Region[];
+  kept: Region[];
+  model: string;
+}
+
+/**
+ * Re-decodes `windows` of the 16 kHz mono WAV with `model` and splices its words in where they
+ * add evidenced sentence ends. Throws ModelNotAvailableError when the model is not installed and
+ * SpeechWorkerError when the speech runtime fails; the caller keeps the transcript it had.
+ */
+export async function redecodeWindows(t: Transcript, wav: string, windows: Region[], model = BIGGER_MODEL, signal?: AbortSignal): Promise<RedecodeResult> {
+  // Each window is widened to the silence around it, up to the neighbouring words, so a word the
+  // bigger model times a little earlier or later is neither lost nor doubled.
+  const bounded: Region[] = windows.map(([a, b]) => {
+    const before = t.words.filter((w) => w.end <= a).pop();
+    const after = t.words.find((w) => w.start >= b);
+    return [Math.max(before?.end ?? 0, a - 0.5), Math.min(after?.start ?? b + 0.5, b + 0.5)];
+  });
+  const spec = findModel(model);
+  const modelPath = resolveModel(model);
+  const language = model.endsWith(".en") ? "en" : t.language && t.language !== "und" ? t.language : "auto";
+  let result: { words: Array<{ word: string; start: number; end: number; p: number }> } | undefined;
+  await runWorker(
+    ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(bounded), "--language", language, "--threads", String(Math.max(1, cpus().length)), "--beam", "1"],
+    (m) => {
+      if (m.result) result = m.result as typeof result;
+    },
+    signal,
+  );
+  if (!result) throw new SpeechWorkerError(`ASR worker returned no result for ${spec.name}`);
+  let words = t.words;
+  const replaced: Region[] = [];
+  const kept: Region[] = [];
+  for (const [a, b] of bounded) {
+    const inside = (w: { start: number; end: number }) => (w.start + w.end) / 2 > a && (w.start + w.end) / 2 < b;
+    const old = words.filter(inside);
+    const speaker = old.find(isSpokenWord)?.speaker ?? old[0]?.speaker ?? "Speaker 1";
+    const fresh: Word[] = result.words.filter(inside).map((w) => ({ word: w.word.trim(), start: w.start, end: w.end, p: w.p, speaker }));
+    const first = words.findIndex(inside);
+    if (first < 0 || fresh.length === 0) {
+      kept.push([a, b]);
+      continue;
+    }
+    const candidate = [...words.slice(0, first), ...fresh, ...words.slice(first + old.length)];
+    if (evidencedEnds(candidate) > evidencedEnds(words)) {
+      words = candidate;
+      replaced.push([a, b]);
+    } else kept.push([a, b]);
+  }
+  if (replaced.length === 0) return { transcript: t, replaced, kept, model };
+  return { transcript: { ...t, words, segments: segmentsFromWords(words) }, replaced, kept, model };
+}
+
+export interface StrengthenResult {
+  transcript: Transcript;
+  /** For the job's engine record, when anything was re-decoded. */
+  engine?: string;
+  /** When weak windows were found but could not be re-decoded (no bigger model, runtime failure). */
+  warning?: string;
+}
+
+/**
+ * The highlight stage's entry point: finds weak windows and re-decodes them with the bigger model
+ * when the transcript came from a smaller one and the bigger one is installed. Never fails the job.
+ */
+export async function strengthenPunctuation(t: Transcript, wav: string, signal?: AbortSignal): Promise<StrengthenResult> {
+  const windows = weakWindows(t);
+  if (windows.length === 0 || t.engine?.includes(BIGGER_MODEL)) return { transcript: t };
+  const seconds = Math.round(windows.reduce((n, [a, b]) => n + b - a, 0));
+  try {
+    const r = await redecodeWindows(t, wav, windows, BIGGER_MODEL, signal);
+    return { transcript: r.transcript, engine: `${r.model} re-decoded ${windows.length} weak-punctuation window(s), ${seconds} s; ${r.replaced.length} replaced` };
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    return { transcript: t, warning: `${windows.length} stretch(es) without sentence ends (${seconds} s) were not re-decoded with ${BIGGER_MODEL}: ${(e as Error).message}` };
+  }
+}

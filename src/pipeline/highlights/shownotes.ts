@@ -1,0 +1,307 @@
+/**
+ * Markdown show notes from the full transcript and the chosen clips. Extractive: every line in the
+ * notes is either a sentence somebody said, a phrase taken from the transcript, or a count — nothing
+ * is invented, so the notes can be wrong only in emphasis, never in fact.
+ */
+import { analyzeTranscript, type EpisodeAnalysis } from "./analysis.ts";
+import { standaloneUnits, type CopyUnit } from "./copy-units.ts";
+import type { NlpToken } from "./nlp.ts";
+import { nonTopicTerms, rankTitlePhrases, showName, titleCase, type TitlePhrase } from "./titles.ts";
+import type { ClipPlan, Transcript } from "../types.ts";
+
+export interface ShowNotesOptions {
+  title?: string;
+  /** A precomputed analysis of the same transcript (shared with selectClips). */
+  analysis?: EpisodeAnalysis;
+  maxTakeaways?: number;
+  /** Written by the language-model editor (already grounded); the extractive text otherwise. */
+  summary?: string;
+  /** One per chapter of the analysis, in order. */
+  chapterTitles?: string[];
+}
+
+/** The non-empty lines of one `## heading` section of Markdown notes (what a reader of the notes sees there). */
+export function notesSection(md: string, heading: string): string[] {
+  const lines = md.split("\n");
+  const at = lines.indexOf(`## ${heading}`);
+  const out: string[] = [];
+  for (const l of at < 0 ? [] : lines.slice(at + 1)) {
+    if (l.startsWith("## ")) break;
+    if (l.trim()) out.push(l.trim());
+  }
+  return out;
+}
+
+/** mm:ss, or h:mm:ss from one hour on (the form chapter markers in players accept). */
+export function formatTimestamp(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${String(m).padStart(2, "0")}:${ss}`;
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function listJoin(items: string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+/**
+ * The episode's topics, best first, each sharing no term with an earlier one (so "bees on the roof"
+ * and "roof of an apartment" are not both listed). The show's name and the speakers' names are not topics
+ * ("I'm Theo Marsh" is an introduction, not a subject).
+ */
+export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number): TitlePhrase[] {
+  const avoid = nonTopicTerms(
+    a.sentences.map((s) => s.text),
+    t.speakerNames,
+  );
+  const out: TitlePhrase[] = [];
+  const covered = new Set<string>();
+  for (const p of rankTitlePhrases(
+    a.sentences.map((s) => s.text),
+    a.nlp,
+    { avoid },
+  )) {
+    if (out.length >= n) break;
+    if (p.terms.some((t) => covered.has(t) || avoid.has(t))) continue;
+    out.push(p);
+    for (const t of p.terms) covered.add(t);
+  }
+  return out;
+}
+
+function speakerName(t: Transcript, label: string): string {
+  return t.speakerNames?.[label] ?? label;
+}
+
+interface SpeakerStat {
+  label: string;
+  seconds: number;
+  turns: number;
+}
+
+function speakerStats(t: Transcript): SpeakerStat[] {
+  const by = new Map<string, SpeakerStat>();
+  for (const seg of t.segments) {
+    const s = by.get(seg.speaker) ?? { label: seg.speaker, seconds: 0, turns: 0 };
+    s.seconds += Math.max(0, seg.end - seg.start);
+    s.turns++;
+    by.set(seg.speaker, s);
+  }
+  return [...by.values()].sort((x, y) => y.seconds - x.seconds);
+}
+
+/** A unit that reads on its own in a list: a finished statement, not too short or long, not pointing back. */
+function listable(a: EpisodeAnalysis): CopyUnit[] {
+  return standaloneUnits(a).filter((u) => {
+    let fillers = 0;
+    for (let i = u.first; i <= u.last; i++) fillers += a.features[i]!.fillers;
+    return !a.features[u.last]!.question && u.words >= 7 && u.words <= 35 && fillers <= 1;
+  });
+}
+
+function takeaways(a: EpisodeAnalysis, max: number): CopyUnit[] {
+  const value = (u: CopyUnit) => {
+    let best = 0;
+    for (let i = u.first; i <= u.last; i++) {
+      const f = a.features[i]!;
+      const lesson = Math.min(1, f.insight * 0.5 + f.advice * 0.5 + f.hotTake * 0.4 + f.quantities * 0.3 + f.contrast * 0.2);
+      best = Math.max(best, lesson * 0.6 + a.interest[i]! * 0.3 + a.centrality[i]! * 0.1);
+    }
+    // "Yeah, so …" reads as talk, not as a takeaway; kept only when nothing cleaner says it.
+    return best * (a.features[u.first]!.weakOpener ? 0.8 : 1);
+  };
+  const isLesson = (u: CopyUnit) => a.features.slice(u.first, u.last + 1).some((f) => f.insight + f.advice + f.hotTake + f.quantities > 0);
+  const pool = listable(a).filter((u) => isLesson(u) && value(u) > 0.35);
+  // One per chapter first, so the list covers the episode rather than its loudest stretch.
+  const picked: CopyUnit[] = [];
+  for (const c of a.chapters) {
+    const best = pool.filter((u) => u.first >= c.firstSentence && u.first <= c.lastSentence).sort((x, y) => value(y) - value(x))[0];
+    if (best !== undefined) picked.push(best);
+  }
+  for (const u of [...pool].sort((x, y) => value(y) - value(x))) {
+    if (picked.length >= max) break;
+    if (!picked.includes(u)) picked.push(u);
+  }
+  return picked
+    .sort((x, y) => value(y) - value(x))
+    .slice(0, max)
+    .sort((x, y) => x.first - y.first);
+}
+
+/** Who speaks, by name where a name is known, never by diarization label ("Speaker 2"). */
+function whoSpeaks(t: Transcript): { who: string; many: boolean } {
+  const stats = speakerStats(t);
+  const named = stats.map((s) => t.speakerNames?.[s.label]).filter((x): x is string => !!x);
+  const unnamed = stats.length - named.length;
+  if (named.length === 0) return { who: stats.length === 1 ? "one speaker" : `${stats.length} speakers`, many: stats.length > 1 };
+  if (named.length > 3) return { who: `${stats.length} speakers`, many: true };
+  const others = unnamed === 0 ? [] : [unnamed === 1 ? "one other speaker" : `${unnamed} other speakers`];
+  return { who: listJoin([...named, ...others]), many: stats.length > 1 };
+}
+
+function summary(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): string {
+  const first = a.sentences[0]!;
+  const last = a.sentences[a.sentences.length - 1]!;
+  const minutes = Math.max(1, Math.round((last.end - first.start) / 60));
+  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
+  const { who, many } = whoSpeaks(t);
+  const verb = many ? "talk" : "talks";
+  const of = show ? ` of ${titleCase(show)}` : "";
+  const about = topics.slice(0, 3).map((p) => p.text);
+  const opening = about.length ? `In this ${minutes}-minute episode${of}, ${who} ${verb} about ${listJoin(about)}.` : `In this ${minutes}-minute episode${of}, ${who} ${verb}.`;
+  // The unit closest to the episode as a whole, then the most substantive one elsewhere.
+  const weight = (u: CopyUnit) => a.centrality[u.first]! * (0.5 + a.interest[u.first]!);
+  const byCentral = [...listable(a)].sort((x, y) => weight(y) - weight(x));
+  const chosen = byCentral.slice(0, 2).sort((x, y) => x.first - y.first);
+  const quoted = chosen.map((u) => {
+    const label = a.sentences[u.first]!.speaker;
+    const name = t.speakerNames?.[label];
+    return name ? `${name}: “${u.text}”` : `“${u.text}”`;
+  });
+  return [opening, ...quoted].join(" ");
+}
+
+/** The episode's title: its main topic in title case, with the people named in it. */
+export function episodeTitle(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): string {
+  const named = speakerStats(t)
+    .map((s) => t.speakerNames?.[s.label])
+    .filter((x): x is string => !!x);
+  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
+  const topic = topics[0] ? titleCase(topics[0].text) : show ? titleCase(show) : "Episode Notes";
+  return named.length >= 1 && named.length <= 2 ? `${topic} with ${listJoin(named)}` : topic;
+}
+
+function findSentence(a: EpisodeAnalysis, clip: ClipPlan): number | null {
+  const needle = clip.pull_quote.replace(/…$/, "");
+  for (let i = 0; i < a.sentences.length; i++) {
+    const s = a.sentences[i]!;
+    if (s.start >= clip.start_time - 0.01 && s.end <= clip.end_time + 0.01 && needle.startsWith(s.text)) return i;
+  }
+  return null;
+}
+
+const ORG_SUFFIX = /\b(?:Inc|Corp|Corporation|LLC|Ltd|Company|University|College|Institute|Bakery|Labs?|Foundation|Group|Bank|School|Hospital|Records|Press|Studios?|Podcast|Times|News)\b\.?$/;
+
+const CALENDAR = new Set([
+  "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april",
+  "may", "june", "july", "august", "september", "october", "november", "december", "okay", "oh", "hello", "yeah",
+]);
+
+/**
+ * Each person or organisation once: a mention whose words all appear in a longer mention is the
+ * same entity named shorter ("Commander", "McCool" beside "Commander William McCool").
+ */
+export function onceEach(mentions: string[]): string[] {
+  const words = (m: string) => m.toLowerCase().split(/\s+/);
+  return mentions.filter((m) => {
+    const mine = words(m);
+    return !mentions.some((other) => other !== m && words(other).length > mine.length && mine.every((w) => words(other).includes(w)));
+  });
+}
+
+interface Mentions {
+  names: string[];
+  organisations: string[];
+  resources: string[];
+}
+
+/** Capitalised proper-noun spans and wink's URL/email/hashtag/mention entities. */
+export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
+  const speakerWords = new Set(
+    Object.values(t.speakerNames ?? {})
+      .flatMap((n) => n.split(/\s+/))
+      .map((w) => w.toLowerCase()),
+  );
+  const counts = new Map<string, number>();
+  const add = (span: NlpToken[]) => {
+    if (span.length === 0) return;
+    const text = span.map((x) => x.text).join(" ");
+    if (span.every((x) => speakerWords.has(x.norm))) return;
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+  };
+  a.nlp.forEach((nlp) => {
+    let span: NlpToken[] = [];
+    let initial = true;
+    for (const tok of nlp.tokens) {
+      const proper =
+        tok.pos === "PROPN" && /^\p{Lu}[\p{L}\p{N}&.-]*[\p{L}\p{N}]$/u.test(tok.text) && tok.type === "word" && !CALENDAR.has(tok.norm);
+      // A capitalised word at the start of a sentence is only a name if it is part of a longer span.
+      if (proper) span.push({ ...tok, stop: initial });
+      else {
+        if (span.length > 1 || (span.length === 1 && !span[0]!.stop)) add(span);
+        span = [];
+      }
+      if (tok.type === "word") initial = false;
+    }
+    if (span.length > 1 || (span.length === 1 && !span[0]!.stop)) add(span);
+  });
+  const all = onceEach([...counts.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k));
+  const resources = new Set<string>();
+  for (const nlp of a.nlp) for (const e of nlp.entities) if (["URL", "EMAIL", "HASHTAG", "MENTION"].includes(e.type)) resources.add(e.value);
+  for (const s of a.sentences) {
+    for (const m of s.text.matchAll(/\b(?:on|at|follow us on|find us on)\s+(Instagram|YouTube|TikTok|Twitter|X|LinkedIn|Facebook|Substack|Patreon)\s+at\s+([\p{L}\p{N}_. ]{2,40}?)(?=[.,!?]|$)/gu)) {
+      resources.add(`${m[1]}: ${m[2]!.trim()}`);
+    }
+    for (const m of s.text.matchAll(/\b[\w-]+\.(?:com|org|net|io|co|fm|dev|ai)\b/g)) resources.add(m[0]);
+  }
+  return {
+    organisations: all.filter((x) => ORG_SUFFIX.test(x)),
+    names: all.filter((x) => !ORG_SUFFIX.test(x) && !["Instagram", "YouTube", "TikTok", "Twitter", "LinkedIn", "Facebook"].includes(x)),
+    resources: [...resources],
+  };
+}
+
+export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: ShowNotesOptions = {}): string {
+  const a = opts.analysis ?? analyzeTranscript(transcript);
+  if (a.sentences.length === 0) return `# ${opts.title ?? "Episode"}\n\nThis episode has no recognised speech.\n`;
+  const topics = episodeTopics(transcript, a, 3);
+  const stats = speakerStats(transcript);
+  const title = opts.title ?? episodeTitle(transcript, a, topics);
+
+  const out: string[] = [`# ${title}`, "", opts.summary ?? summary(transcript, a, topics), ""];
+
+  const take = takeaways(a, opts.maxTakeaways ?? 5);
+  if (take.length) {
+    out.push("## Key takeaways", "");
+    for (const u of take) out.push(`- ${u.text}`);
+    out.push("");
+  }
+
+  out.push("## Chapters", "");
+  a.chapters.forEach((c, i) => out.push(`- ${formatTimestamp(c.start)} ${opts.chapterTitles?.[i] ?? c.title}`));
+  out.push("");
+
+  const quotes: string[] = [];
+  const seen = new Set<string>();
+  for (const clip of [...clips].sort((x, y) => x.rank - y.rank)) {
+    const i = findSentence(a, clip);
+    if (i === null || seen.has(clip.pull_quote)) continue;
+    seen.add(clip.pull_quote);
+    const s = a.sentences[i]!;
+    quotes.push(`> “${clip.pull_quote}”`, `> — ${speakerName(transcript, s.speaker)}, ${formatTimestamp(s.start)}`, "");
+  }
+  if (quotes.length) out.push("## Notable quotes", "", ...quotes);
+
+  const m = mentions(transcript, a);
+  if (m.names.length || m.organisations.length || m.resources.length) {
+    out.push("## Mentioned", "");
+    if (m.names.length) out.push(`- People and places: ${m.names.slice(0, 15).join(", ")}`);
+    if (m.organisations.length) out.push(`- Organisations: ${m.organisations.slice(0, 10).join(", ")}`);
+    if (m.resources.length) out.push(`- Resources: ${m.resources.slice(0, 10).join(", ")}`);
+    out.push("");
+  }
+
+  const total = stats.reduce((x, s) => x + s.seconds, 0) || 1;
+  out.push("## Speakers", "");
+  for (const s of stats) {
+    const name = speakerName(transcript, s.label);
+    const label = name === s.label ? name : `${name} (${s.label})`;
+    out.push(`- ${label}: ${Math.round((100 * s.seconds) / total)}% of speaking time, ${s.turns} turn${s.turns === 1 ? "" : "s"}`);
+  }
+  out.push("");
+  return out.join("\n");
+}

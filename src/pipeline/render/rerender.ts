@@ -1,0 +1,63 @@
+/**
+ * Re-rendering one clip of a finished live job: the job's checkpoint (stage.ts) still holds the
+ * probed source and the transcript, so new bounds or a new caption style cost one render, never a
+ * second transcription. Files get new names, so a cached URL of the old render never serves new bytes.
+ */
+import { join } from "node:path";
+import { jobOutputDir, jobWorkDir } from "../output.ts";
+import type { CaptionStyle } from "./captions.ts";
+import { snapToSentenceEdges } from "../highlights/clip-bounds.ts";
+import { writeClipCaptions } from "../exports.ts";
+import { audiogramCard, type LiveState } from "../live.ts";
+import { renderClipFormats, type ClipFormat } from "./render.ts";
+import { readCheckpoint } from "../stage.ts";
+import type { Word } from "../types.ts";
+
+export interface RerenderInput {
+  dataDir: string;
+  jobId: string;
+  /** Names the new files: `clip<rank>_<tag>_<format>.mp4`, `clip<rank>_<tag>.srt`. */
+  rank: number;
+  tag: string;
+  hook: string;
+  start: number;
+  end: number;
+  style: CaptionStyle;
+  formats: ClipFormat[];
+}
+
+export interface RerenderResult {
+  /** Stored file references ("job:NAME") per format, and the caption sidecars. */
+  files: Record<string, string>;
+  captions: { srt: string; vtt: string };
+  /** The sentences inside the new bounds. */
+  transcript_text: string;
+}
+
+export type RerenderFn = (input: RerenderInput) => Promise<RerenderResult>;
+
+function checkpointState(dataDir: string, jobId: string): LiveState | undefined {
+  return readCheckpoint<LiveState>(jobWorkDir(dataDir, jobId))?.state;
+}
+
+/** The words a live job's clips were cut from, or undefined when its checkpoint is gone. */
+export function checkpointWords(dataDir: string, jobId: string): Word[] | undefined {
+  return checkpointState(dataDir, jobId)?.transcript?.words;
+}
+
+export const rerenderLiveClip: RerenderFn = async (input) => {
+  const state = checkpointState(input.dataDir, input.jobId);
+  if (!state?.source || !state.transcript || !state.plan) throw new Error(`job ${input.jobId} has no checkpointed source and transcript to re-render from`);
+  const { source, transcript } = state;
+  const outDir = jobOutputDir(input.dataDir, input.jobId);
+  const base = `clip${input.rank}_${input.tag}`;
+  const files: Record<string, string> = {};
+  await renderClipFormats(
+    { source, words: transcript.words, start: input.start, end: input.end, style: input.style, card: source.hasVideo ? undefined : audiogramCard(state.plan.showNotes, transcript) },
+    input.formats.map((format) => ({ format, outPath: join(outDir, `${base}_${format}.mp4`) })),
+    { onRendered: (format, path) => (files[format] = `job:${path.slice(outDir.length + 1)}`) },
+  );
+  const captions = writeClipCaptions(outDir, transcript.words, { start_time: input.start, end_time: input.end, hook: input.hook }, base);
+  const text = snapToSentenceEdges(transcript.words, input.start, input.end)?.text ?? "";
+  return { files, captions: { srt: `job:${captions.srt}`, vtt: `job:${captions.vtt}` }, transcript_text: text };
+};

@@ -1,0 +1,97 @@
+/**
+ * Recognition without Python: whisper.cpp in this process on the ggml file derived from the verified
+ * CTranslate2 weights. Like the Python worker, only the speech regions are recognised (cut out and
+ * joined, so silence costs nothing) and word times are mapped back to the original timeline, a word
+ * never spanning the silence cut out between two regions.
+ */
+import type { PcmSource } from "../../media/wav.ts";
+import { ensureDerived } from "../../models/derived.ts";
+import { recogniseWithWhisperCpp, type WhisperCppWord } from "../../inference/whisper-cpp.ts";
+import type { Region } from "./vad.ts";
+
+/** `CLIPYARD_ASR_ENGINE`: ctranslate2 (the Python worker, default) or whisper-cpp (in-process, slower). */
+export type AsrEngine = "ctranslate2" | "whisper-cpp";
+
+export function asrEngine(env: Record<string, string | undefined> = process.env): AsrEngine {
+  const v = env.CLIPYARD_ASR_ENGINE ?? "ctranslate2";
+  if (v === "ctranslate2" || v === "whisper-cpp") return v;
+  throw new Error(`CLIPYARD_ASR_ENGINE must be ctranslate2 or whisper-cpp (got '${v}')`);
+}
+
+/** The derived ggml file each recognition model has: q8_0, half the CPU time of f16 for the same words. */
+const GGML_FOR_MODEL: Record<string, string> = { "whisper-tiny.en": "whisper-tiny.en-ggml-q8_0" };
+
+export function ggmlModelFor(model: string): string {
+  const derived = GGML_FOR_MODEL[model];
+  if (!derived) throw new Error(`whisper.cpp has no converted model for '${model}' (converted: ${Object.keys(GGML_FOR_MODEL).join(", ")})`);
+  return derived;
+}
+
+interface Span {
+  joinedStart: number;
+  originalStart: number;
+  length: number;
+}
+
+/** The regions' samples joined, and where each piece came from (seconds). */
+export function joinRegions(audio: PcmSource, regions: Region[]): { samples: Float32Array; spans: Span[] } {
+  const sr = audio.sampleRate;
+  const duration = audio.length / sr;
+  const pieces: Float32Array[] = [];
+  const spans: Span[] = [];
+  let cursor = 0;
+  for (const [start, end] of regions) {
+    const a = Math.trunc(Math.max(0, start) * sr);
+    const b = Math.trunc(Math.min(duration, end) * sr);
+    if (b <= a) continue;
+    pieces.push(audio.read(a, b - a));
+    spans.push({ joinedStart: cursor, originalStart: a / sr, length: (b - a) / sr });
+    cursor += (b - a) / sr;
+  }
+  const samples = new Float32Array(pieces.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of pieces) {
+    samples.set(p, off);
+    off += p.length;
+  }
+  return { samples, spans };
+}
+
+/** Joined-timeline words back on the original timeline (the worker's piece_of/to_original). */
+export function wordsToOriginal(words: WhisperCppWord[], spans: Span[]): WhisperCppWord[] {
+  const pieceOf = (t: number) => {
+    // A start exactly on a seam belongs to the piece it starts.
+    const i = spans.findIndex((s) => t < s.joinedStart + s.length - 1e-6);
+    return i < 0 ? spans.length - 1 : i;
+  };
+  const toOriginal = (t: number, s: Span) => s.originalStart + Math.min(Math.max(t - s.joinedStart, 0), s.length);
+  const round = (t: number) => Math.round(t * 1000) / 1000;
+  return words.map((w) => {
+    const span = spans[pieceOf(w.start)]!;
+    const start = toOriginal(w.start, span);
+    return { word: w.word, start: round(start), end: round(Math.max(start, toOriginal(w.end, span))) };
+  });
+}
+
+export interface InProcessRecognition {
+  words: WhisperCppWord[];
+  /** The derived model that ran, for the transcript's engine line. */
+  ggmlModel: string;
+  usage: { wallSeconds: number; cpuSeconds: number };
+}
+
+export async function recogniseInProcess(
+  model: string,
+  audio: PcmSource,
+  regions: Region[],
+  opts: { threads: number; language: string; onProgress?: (fraction: number) => void; signal?: AbortSignal },
+): Promise<InProcessRecognition> {
+  const ggmlModel = ggmlModelFor(model);
+  const ggml = await ensureDerived(ggmlModel);
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const { samples, spans } = joinRegions(audio, regions);
+  const joined = spans.length ? await recogniseWithWhisperCpp(ggml, samples, opts) : [];
+  const cpu = process.cpuUsage(cpu0);
+  return { words: wordsToOriginal(joined, spans), ggmlModel, usage: { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
+}

@@ -1,0 +1,200 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { decodeToSpeechWav } from "../../media/decode-audio.ts";
+import { openWav } from "../../media/wav.ts";
+import { probeMedia } from "../../media/probe.ts";
+import { findModel } from "../../models/manifest.ts";
+import { asrDevice, runWorker, SpeechWorkerError } from "../../inference/speech-runtime.ts";
+import { assertModelIntact, resolveModel } from "../../models/store.ts";
+import { log } from "../../log.ts";
+import { scratchDirSync } from "../../scratch.ts";
+import { labelByFirstAppearance, speakerTimeline } from "./diarize.ts";
+import { labelSpeakers } from "./diarize-speakers.ts";
+import { detectSpeakerNames } from "./names.ts";
+import { segmentsFromWords } from "./segments.ts";
+import { realignTurns } from "./turns-realign.ts";
+import type { Transcript, Word } from "../types.ts";
+import { speechRegions, totalSeconds, type Region } from "./vad.ts";
+import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
+import { asrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
+
+/** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
+export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
+
+const VAD_MODEL = "silero-vad";
+
+/**
+ * Speech runs at two to three words a second; under one word per ten seconds of what the VAD calls
+ * voice, over a stretch long enough to judge, the recogniser more likely failed than the speaker.
+ */
+export function implausiblyFewWords(words: number, speechSeconds: number): boolean {
+  return speechSeconds >= 5 && words < speechSeconds * 0.1;
+}
+
+/** A worker that fails may have been fed a corrupted model: say so (ModelCorruptedError) if it was. */
+async function blameModelOnFailure<T>(model: string, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof SpeechWorkerError && !signal?.aborted) await assertModelIntact(model);
+    throw err;
+  }
+}
+
+const VAD_ENGINE_LABEL: Record<VadEngine, string> = { "onnxruntime-node": "in-process", "python-worker": "in the Python worker" };
+
+export interface TranscribeOptions {
+  /** Manifest name of the Whisper model; default CLIPYARD_ASR_MODEL or whisper-tiny.en. */
+  model?: string;
+  /** ISO code, or "auto" to detect (multilingual models only). */
+  language?: string;
+  threads?: number;
+  beamSize?: number;
+  /** Skip speaker labelling (every word gets "Speaker 1"). */
+  diarize?: boolean;
+  /** Known number of speakers; otherwise it is estimated. */
+  numSpeakers?: number;
+  /** "auto": neural speaker embeddings when their verified model is present, else MFCC; "mfcc": always MFCC (benchmarks). */
+  diarizer?: "auto" | "mfcc";
+  /** Move speaker changes onto nearby sentence ends (default true; false keeps the diarizer's raw word labels, for comparison). */
+  alignTurns?: boolean;
+  onProgress?: (fraction: number) => void;
+  /** Wall and CPU time per stage, for benchmarks. */
+  onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
+  signal?: AbortSignal;
+}
+
+export class TranscriptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TranscriptionError";
+  }
+}
+
+/** Where the worker loaded the model (float16 on a CUDA GPU, else int8 on the CPU), and why it fell back. */
+interface AsrDevice {
+  device: "cpu" | "cuda";
+  compute_type: string;
+  warning?: string;
+}
+
+interface AsrResult {
+  language: string;
+  language_probability: number;
+  duration: number;
+  words: Array<{ word: string; start: number; end: number; p?: number }>;
+}
+
+/** A merged one-word turn can remove a speaker or change who speaks first: number the labels again. */
+function numberedByFirstAppearance(words: Word[]): Word[] {
+  const order = [...new Set(words.map((w) => w.speaker))];
+  const names = labelByFirstAppearance(words.map((w) => order.indexOf(w.speaker)));
+  return words.map((w, i) => (names[i] === w.speaker ? w : { ...w, speaker: names[i]! }));
+}
+
+/** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
+export async function transcribeFile(path: string, opts: TranscribeOptions = {}): Promise<Transcript> {
+  const progress = (f: number) => opts.onProgress?.(Math.max(0, Math.min(1, f)));
+  const modelName = opts.model ?? process.env.CLIPYARD_ASR_MODEL ?? DEFAULT_ASR_MODEL;
+  const model = findModel(modelName);
+  const modelPath = resolveModel(modelName);
+  const vadPath = resolveModel(VAD_MODEL);
+  const englishOnly = modelName.endsWith(".en");
+  const language = englishOnly ? "en" : (opts.language ?? "auto");
+  if (englishOnly && opts.language && !["auto", "en"].includes(opts.language)) {
+    throw new TranscriptionError(`model ${modelName} only recognises English; pick a multilingual model (e.g. whisper-base) for '${opts.language}'`);
+  }
+
+  const engine = asrEngine();
+  // Fail before decoding when whisper.cpp has no converted model for this one.
+  const ggmlModel = engine === "whisper-cpp" ? ggmlModelFor(modelName) : undefined;
+
+  await probeMedia(path, { requireAudio: true });
+  const work = scratchDirSync("asr");
+  let audio: ReturnType<typeof openWav> | undefined;
+  try {
+    const wav = join(work, "speech.wav");
+    let t0 = performance.now();
+    const lap = () => {
+      const s = (performance.now() - t0) / 1000;
+      t0 = performance.now();
+      return s;
+    };
+    const { gainDb } = await decodeToSpeechWav(path, wav);
+    opts.onStats?.("decode", { wallSeconds: lap() });
+    log.debug("speech level", { gainDb: Number(gainDb.toFixed(1)) });
+    progress(0.03);
+
+    // Read from disk a window at a time (VAD, diarization): the samples of a long episode never sit in memory.
+    audio = openWav(wav);
+    const vad = await blameModelOnFailure(VAD_MODEL, opts.signal, () => speechProbabilities(wav, audio!, vadPath, opts.signal));
+    opts.onStats?.("vad", vad.usage);
+    const duration = audio.length / audio.sampleRate;
+    const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
+    progress(0.08);
+    log.debug("speech regions", { count: regions.length, speechSeconds: totalSeconds(regions), duration });
+
+    let result: AsrResult | undefined;
+    let device: AsrDevice = { device: "cpu", compute_type: "int8" };
+    const threads = opts.threads ?? Math.max(1, cpus().length);
+    if (regions.length && engine === "whisper-cpp") {
+      const r = await recogniseInProcess(modelName, audio, regions, { threads, language, onProgress: (f) => progress(0.08 + 0.8 * f), signal: opts.signal });
+      result = { language, language_probability: 1, duration, words: r.words };
+      opts.onStats?.("asr", r.usage);
+    } else if (regions.length) {
+      // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
+      const regionsFile = join(work, "regions.json");
+      writeFileSync(regionsFile, JSON.stringify(regions));
+      const asrUsage = await blameModelOnFailure(modelName, opts.signal, () => runWorker(
+        ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice()],
+        (m) => {
+          if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
+          if (m.device) {
+            device = m.device as AsrDevice;
+            if (device.warning) log.warn("speech recognition falls back to the CPU", { reason: device.warning });
+          }
+          if (m.result) result = m.result as AsrResult;
+        },
+        opts.signal,
+      ));
+      if (!result) throw new SpeechWorkerError("ASR worker returned no result");
+      opts.onStats?.("asr", asrUsage);
+      const speechSeconds = totalSeconds(regions);
+      if (implausiblyFewWords(result.words.length, speechSeconds)) {
+        // A model whose bytes changed in place still loads and decodes, but hears nothing: check
+        // its checksum before calling the media silent.
+        await assertModelIntact(modelName);
+        log.warn("few words for the voice activity found; the model is intact", { model: modelName, words: result.words.length, speechSeconds });
+      }
+    }
+    progress(0.88);
+
+    const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    lap();
+    const diarized =
+      opts.diarize === false
+        ? undefined
+        : await labelSpeakers({ wav, audio, regions, words: rawWords, numSpeakers: opts.numSpeakers, diarizer: opts.diarizer, signal: opts.signal });
+    const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
+    opts.onStats?.("diarize", { wallSeconds: lap() });
+    const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+    const words = opts.alignTurns === false ? labelled : numberedByFirstAppearance(realignTurns(labelled));
+    const segments = segmentsFromWords(words);
+    const speakerNames = detectSpeakerNames(segments);
+    progress(1);
+    return {
+      language: result?.language ?? (language === "auto" ? "und" : language),
+      segments,
+      words,
+      speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
+      speakerTurns: diarized?.turns ?? speakerTimeline(regions, words),
+      speakerActivity: diarized?.activity,
+      engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}${diarized ? ` + ${diarized.engine}` : ""}`,
+      ...(diarized?.warning ? { warnings: [diarized.warning] } : {}),
+    };
+  } finally {
+    audio?.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Moves speaker changes onto sentence boundaries after word-level speaker assignment.
+ *
+ * A diarizer labels words by short acoustic windows, so a change of speaker often lands one or two
+ * words early or late ("… great performance. Thank" / "you. Jack, …"); every later stage (sentences,
+ * clips, quotes) would inherit the split sentence. As in WhisperX-style assignment with punctuation-aware
+ * realignment, each change inside a sentence is moved to the best sentence end within a few words
+ * (preferring one followed by a pause), provided the words that change speaker carry little evidence for
+ * the speaker they leave. A change stays where it is when more than `keepSeconds` of that speaker's
+ * speech backs it, or when the text itself starts a new sentence there (an unpunctuated word followed by
+ * a capital: whisper's mark of an interruption). Clause ends (commas) are not targets: a change moved to
+ * a comma still splits the sentence, and the words after an interrupter's comma ("No, wait, …") are
+ * the interrupter's. A turn of a few words that is not a whole sentence is merged into its neighbours.
+ */
+import { endsSentence } from "../highlights/sentences.ts";
+import type { Word } from "../types.ts";
+
+/** A stretch of one speaker's speech from the diarizer: the acoustic evidence words are weighed with. */
+export interface EvidenceTurn {
+  speaker: string;
+  start: number;
+  end: number;
+}
+
+export interface RealignOptions {
+  /** Farthest a change moves, in words... */
+  maxWords: number;
+  /** ...and in seconds between the old and the new boundary. */
+  maxSeconds: number;
+  /** Words with more evidence than this (seconds) for the speaker they would leave keep their label. */
+  keepSeconds: number;
+  /** Seconds of evidence a pause after the new boundary is worth, per second of pause (up to 1 s). */
+  pauseWeight: number;
+  /**
+   * Who spoke when, from the diarizer. Without it a word's evidence is its whole duration for the
+   * speaker it was given, so only short stretches (under `keepSeconds`) ever move.
+   */
+  turns?: EvidenceTurn[];
+}
+
+export const DEFAULT_REALIGN: RealignOptions = { maxWords: 3, maxSeconds: 1.5, keepSeconds: 1, pauseWeight: 0.5 };
+
+/** Whether a sentence ends after word k (the start and the end of the transcript count as ends). */
+function sentenceEndAfter(words: Word[], k: number): boolean {
+  if (k < 0 || k >= words.length - 1) return true;
+  return endsSentence(words[k]!.word, words[k + 1]!.word);
+}
+
+/**
+ * Whether the text runs on across the boundary after word i: a capital after an unpunctuated word
+ * ("maybe | No.") is whisper starting a new sentence, which is where an interruption shows in text.
+ */
+function textRunsOn(words: Word[], i: number): boolean {
+  const next = words[i + 1]?.word.trim().replace(/^["'“‘(]+/, "") ?? "";
+  return !/^\p{Lu}/u.test(next) || /^I(?:'[a-z]+|’[a-z]+)?\b/.test(next);
+}
+
+const overlap = (a: number, b: number, t: EvidenceTurn) => Math.max(0, Math.min(b, t.end) - Math.max(a, t.start));
+
+/** Seconds of evidence that words[from..to] belong to `own` rather than `other`. */
+function evidence(words: Word[], from: number, to: number, own: string, other: string, turns: EvidenceTurn[] | undefined): number {
+  let s = 0;
+  for (let j = from; j <= to; j++) {
+    const w = words[j]!;
+    if (!turns) {
+      s += Math.max(0, w.end - w.start);
+      continue;
+    }
+    for (const t of turns) {
+      if (t.speaker === own) s += overlap(w.start, w.end, t);
+      else if (t.speaker === other) s -= overlap(w.start, w.end, t);
+    }
+  }
+  return s;
+}
+
+const gapAfter = (words: Word[], k: number) => (k + 1 < words.length ? Math.max(0, words[k + 1]!.start - words[k]!.end) : 0);
+
+/**
+ * Merges short turns (up to `maxWords` words, no more than `keepSeconds` of evidence) that are not whole
+ * sentences into the neighbour whose sentence they belong to: a turn that starts a sentence joins the
+ * speaker who finishes it, one that ends a sentence joins the speaker who began it, one inside a
+ * sentence joins the speaker around it (or, between two others, the one across the shorter pause). A
+ * capital where a merged boundary was is a new sentence in whisper's text, and stops the merge.
+ */
+function mergeShortTurns(words: Word[], labels: string[], o: RealignOptions): void {
+  let a = 0;
+  while (a < words.length) {
+    let b = a;
+    while (b + 1 < words.length && labels[b + 1] === labels[a]) b++;
+    const left = a > 0 ? labels[a - 1] : undefined;
+    const right = b + 1 < words.length ? labels[b + 1] : undefined;
+    const startsSentence = sentenceEndAfter(words, a - 1);
+    const endsSentence = sentenceEndAfter(words, b);
+    if (b - a + 1 <= o.maxWords && (left !== undefined || right !== undefined) && !(startsSentence && endsSentence)) {
+      let into: string;
+      if (left === undefined || right === undefined) into = (left ?? right)!;
+      else if (left === right) into = left;
+      else if (startsSentence) into = right;
+      else if (endsSentence) into = left;
+      else into = gapAfter(words, a - 1) <= gapAfter(words, b) ? left : right;
+      const runsOn = (into !== left || textRunsOn(words, a - 1)) && (into !== right || textRunsOn(words, b));
+      if (runsOn && evidence(words, a, b, labels[a]!, into, o.turns) <= o.keepSeconds) {
+        for (let j = a; j <= b; j++) labels[j] = into;
+        // The merged turn may itself be short now: look at it again from its first word.
+        while (a > 0 && labels[a - 1] === into) a--;
+        continue;
+      }
+    }
+    a = b + 1;
+  }
+}
+
+/** Moves the change between words i and i+1 to a sentence end nearby, if one qualifies. */
+function realignChange(words: Word[], labels: string[], i: number, o: RealignOptions): void {
+  if (sentenceEndAfter(words, i) || !textRunsOn(words, i)) return;
+  const a = labels[i]!;
+  const b = labels[i + 1]!;
+  let best: { k: number; cost: number } | undefined;
+  for (let k = i - o.maxWords; k <= i + o.maxWords; k++) {
+    if (k === i || k < 0 || k >= words.length - 1) continue;
+    if (Math.abs(words[k]!.end - words[i]!.end) > o.maxSeconds || !sentenceEndAfter(words, k)) continue;
+    // The moved words are one side's, and that side keeps at least one word of its turn.
+    const [from, to, own, other] = k < i ? [k + 1, i, a, b] : [i + 1, k, b, a];
+    const [lo, hi] = k < i ? [k, to] : [from, k + 1];
+    if (labels.slice(lo, hi + 1).some((l) => l !== own)) continue;
+    const ev = evidence(words, from, to, own, other, o.turns);
+    if (ev > o.keepSeconds) continue;
+    const cost = ev - o.pauseWeight * Math.min(1, gapAfter(words, k));
+    if (!best || cost < best.cost) best = { k, cost };
+  }
+  if (!best) return;
+  if (best.k < i) for (let j = best.k + 1; j <= i; j++) labels[j] = b;
+  else for (let j = i + 1; j <= best.k; j++) labels[j] = a;
+}
+
+/** Words with their speaker changes moved onto sentence boundaries where the acoustic evidence allows. */
+export function realignTurns(words: Word[], opts: Partial<RealignOptions> = {}): Word[] {
+  const o = { ...DEFAULT_REALIGN, ...opts };
+  const labels = words.map((w) => w.speaker);
+  mergeShortTurns(words, labels, o);
+  for (let i = 0; i < words.length - 1; i++) if (labels[i] !== labels[i + 1]) realignChange(words, labels, i, o);
+  mergeShortTurns(words, labels, o);
+  return words.map((w, i) => (labels[i] === w.speaker ? w : { ...w, speaker: labels[i]! }));
+}
