@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ERRORS } from "../errors.ts";
-import { FeedCreateSchema, FeedListSchema, FeedSchema } from "./schemas/feed.ts";
+import { FeedCreateSchema, FeedListSchema, FeedSchema } from "../feeds/schema.ts";
 import { ClipRenderCreateSchema, ClipSchema, JobCreateSchema, JobListSchema, JobSchema } from "../jobs/schema.ts";
-import { RawUploadQuerySchema, UploadSchema } from "./schemas/upload.ts";
+import { RawUploadQuerySchema, UploadSchema } from "../uploads/schema.ts";
 import { WalletSchema } from "../billing/schema.ts";
 
 /** OpenAPI 3.1 document generated from the same zod schemas that validate requests. */

@@ -1,6 +1,6 @@
 import { findOrgByName } from "../accounts/orgs.ts";
 import { ApiError } from "../errors.ts";
-import { FeedCreateSchema } from "../api/schemas/feed.ts";
+import { FeedCreateSchema } from "../feeds/schema.ts";
 import { parseOrThrow } from "../api/validate.ts";
 import { systemClock } from "../clock.ts";
 import { loadConfig } from "../config.ts";

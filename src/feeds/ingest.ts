@@ -1,5 +1,5 @@
 import { ApiError } from "../errors.ts";
-import { BoundedUrlSchema } from "../api/schemas/url.ts";
+import { BoundedUrlSchema } from "../net/url-bounds.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import type { FeedRow } from "../db/schema.ts";

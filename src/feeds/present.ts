@@ -1,6 +1,6 @@
 import { isoUtc } from "../clock.ts";
 import type { FeedRow } from "../db/schema.ts";
-import type { Feed } from "../api/schemas/feed.ts";
+import type { Feed } from "./schema.ts";
 
 export function presentFeed(f: FeedRow): Feed {
   return {

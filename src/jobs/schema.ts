@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CAPTION_STYLES } from "../pipeline/render/captions.ts";
 import { FORMATS, type ClipFormat } from "../pipeline/render/graph.ts";
 import { SOURCE_TYPES } from "./source-url.ts";
-import { BoundedUrlSchema, MAX_URL_LENGTH } from "../api/schemas/url.ts";
+import { BoundedUrlSchema, MAX_URL_LENGTH } from "../net/url-bounds.ts";
 import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../pipeline/highlights/highlights.ts";
 
 // The highlight stage owns its option bounds; the API takes them without defaults, so options echo

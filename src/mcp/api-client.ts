@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { JobListSchema, JobSchema, type Job } from "../jobs/schema.ts";
-import { UploadSchema, type UploadResource } from "../api/schemas/upload.ts";
+import { UploadSchema, type UploadResource } from "../uploads/schema.ts";
 
 /** The API's error envelope (spec §7), as the MCP server passes it on to the host. */
 export const ApiErrorEnvelopeSchema = z.object({

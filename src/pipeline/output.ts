@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import type { JobRow } from "../db/schema.ts";
 import { DEFAULT_CAPTION_STYLE } from "./render/captions.ts";
-import type { ExportRefs } from "../pipeline/exports.ts";
-import type { ClipContent, Segment } from "../pipeline/types.ts";
+import type { ExportRefs } from "./exports.ts";
+import type { ClipContent, Segment } from "./types.ts";
 
 /**
  * A completed job's output as stored. Media are file references, not URLs: "fixture:NAME" (a bundled

@@ -1,4 +1,4 @@
-import type { UploadResource } from "../api/schemas/upload.ts";
+import type { UploadResource } from "./schema.ts";
 import { isoUtc } from "../clock.ts";
 import type { UploadRow } from "../db/schema.ts";
 

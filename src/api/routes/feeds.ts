@@ -5,7 +5,7 @@ import { listFeeds } from "../../feeds/store.ts";
 import { readJsonObject } from "../body.ts";
 import type { ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
-import { FeedCreateSchema } from "../schemas/feed.ts";
+import { FeedCreateSchema } from "../../feeds/schema.ts";
 import { parseOrThrow } from "../validate.ts";
 
 type Headers = Record<string, string | number>;

@@ -3,7 +3,7 @@ import { presentUpload } from "../../uploads/present.ts";
 import { UPLOADS_PATH } from "../../uploads/service.ts";
 import { ApiError, type ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
-import { RawUploadQuerySchema } from "../schemas/upload.ts";
+import { RawUploadQuerySchema } from "../../uploads/schema.ts";
 import { parseOrThrow } from "../validate.ts";
 
 type HeaderBag = Record<string, string | number>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EVENT_TYPES } from "../../webhooks/events.ts";
-import { BoundedUrlSchema, MAX_URL_LENGTH } from "./url.ts";
+import { BoundedUrlSchema, MAX_URL_LENGTH } from "../../net/url-bounds.ts";
 
 export const WebhookCreateSchema = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { JobOptionsSchema } from "../../jobs/schema.ts";
-import { BoundedUrlSchema, MAX_URL_LENGTH } from "./url.ts";
+import { JobOptionsSchema } from "../jobs/schema.ts";
+import { BoundedUrlSchema, MAX_URL_LENGTH } from "../net/url-bounds.ts";
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
