@@ -8,7 +8,7 @@ export const SOURCE_TYPES: readonly SourceType[] = ["video_url", "youtube_url"];
 const YOUTUBE_HOSTS = new Set(["youtube.com", "www.youtube.com", "m.youtube.com", "music.youtube.com"]);
 const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/;
 
-// Length and characters are bounded before this runs (BoundedUrlSchema, src/api/schemas/url.ts).
+// Length and characters are bounded before this runs (BoundedUrlSchema, src/net/url-bounds.ts).
 function parseUrl(raw: string): URL | null {
   try {
     return new URL(raw);
