@@ -5,6 +5,7 @@
  * ends. The rest of the transcript is untouched, so the cost is proportional to the weak stretches,
  * not to the episode.
  */
+import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { findModel } from "../../models/manifest.ts";
 import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime.ts";
@@ -65,8 +66,11 @@ export async function redecodeWindows(t: Transcript, wav: string, windows: Regio
   const modelPath = resolveModel(model);
   const language = model.endsWith(".en") ? "en" : t.language && t.language !== "und" ? t.language : "auto";
   let result: { words: Array<{ word: string; start: number; end: number; p: number }> } | undefined;
+  // The worker takes its regions in a file (beside the WAV, in the job's work folder).
+  const regionsFile = `${wav}.redecode-regions.json`;
+  writeFileSync(regionsFile, JSON.stringify(bounded));
   await runWorker(
-    ["asr", "--model", modelPath, "--audio", wav, "--regions", JSON.stringify(bounded), "--language", language, "--threads", String(Math.max(1, cpus().length)), "--beam", "1"],
+    ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(Math.max(1, cpus().length)), "--beam", "1"],
     (m) => {
       if (m.result) result = m.result as typeof result;
     },
