@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { checkClipEdges, checkCopy, incompleteSentence, isCompleteText, locateText } from "../../src/pipeline/highlights/editorial-check.ts";
 import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
-import { isSentenceEnd, isSentenceStart, MIN_SENTENCE_PAUSE } from "../../src/pipeline/highlights/sentence-edges.ts";
+import { isSentenceEnd, isSentenceStart, MIN_SENTENCE_PAUSE, timingsShowNoPauses } from "../../src/pipeline/highlights/sentence-edges.ts";
 import { joinWords, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { ASR_FIXTURES, asrTranscript } from "../helpers/asr-fixture.ts";
@@ -38,6 +38,23 @@ describe("the sentence-end evidence rule", () => {
     expect(isSentenceEnd(t.words, i)).toBe(false);
     const s = splitSentences(t.words).find((x) => x.lastWord === i)!;
     expect(s.complete).toBe(false);
+  });
+
+  test("a recogniser that times no pauses at all (whisper.cpp): punctuation before a capital stands in for the pause", () => {
+    // 60 words in 12 sentences, every word touching the next, as whisper.cpp's token timestamps come.
+    const sentence = ["The", "bees", "came", "back", "early."];
+    const gapless = timed(Array.from({ length: 12 }, () => sentence.map((w): [string, number] => [w, 0])).flat());
+    expect(timingsShowNoPauses(gapless)).toBe(true);
+    expect(isSentenceEnd(gapless, 4)).toBe(true);
+    expect(isSentenceEnd(gapless, 3)).toBe(false);
+    // The same words with real pauses after a quarter of them: the full rule, so a full stop with no
+    // pause is still no sentence end.
+    const timedPauses = timed(Array.from({ length: 12 }, (_, k) => sentence.map((w, j): [string, number] => [w, j === 4 && k % 2 === 0 ? 0.4 : 0])).flat());
+    expect(timingsShowNoPauses(timedPauses)).toBe(false);
+    expect(isSentenceEnd(timedPauses, 4)).toBe(true);
+    expect(isSentenceEnd(timedPauses, 9)).toBe(false);
+    // Real faster-whisper transcripts are never taken for gapless ones.
+    for (const name of ASR_FIXTURES) expect(timingsShowNoPauses(asrTranscript(name).words)).toBe(false);
   });
 
   test("an abbreviation's full stop is not terminal punctuation", () => {

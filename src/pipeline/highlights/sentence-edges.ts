@@ -7,6 +7,11 @@
  * leaves a full stop out where a speaker simply carries on. A sentence end therefore needs terminal
  * punctuation on the word AND one acoustic sign that the speaker stopped: a pause before the next
  * word, a change of speaker, or the end of the recording. Either alone is not enough.
+ *
+ * Some recognisers (whisper.cpp's token timestamps) leave no silence between words at all; there the
+ * pause cannot be measured, so terminal punctuation followed by a word that starts like a sentence
+ * (a capital or a digit) stands in for it. That is decided per transcript from its own gaps, never
+ * per word, so a recogniser that does time pauses is always held to the full rule.
  */
 import type { Word } from "../types.ts";
 
@@ -64,14 +69,33 @@ function withTrailingPunct(words: Word[], i: number): string {
   return t;
 }
 
+const gaplessCache = new WeakMap<Word[], boolean>();
+
+/**
+ * Whether a transcript's timings show no pauses at all: under 3 % of the gaps between its spoken
+ * words reach MIN_SENTENCE_PAUSE, over at least 40 words (speech always has some pauses the recogniser
+ * would show if it timed them: faster-whisper's timings show them at 10-21 % of the gaps on the shared recordings).
+ */
+export function timingsShowNoPauses(words: Word[]): boolean {
+  const known = gaplessCache.get(words);
+  if (known !== undefined) return known;
+  const spoken = words.filter(isSpokenWord);
+  let gaps = 0;
+  for (let k = 1; k < spoken.length; k++) if (spoken[k]!.start - spoken[k - 1]!.end >= MIN_SENTENCE_PAUSE) gaps++;
+  const gapless = spoken.length >= 40 && gaps < 0.03 * (spoken.length - 1);
+  gaplessCache.set(words, gapless);
+  return gapless;
+}
+
 /** Why word i is (or is not) a sentence end under the evidence rule; null when it is not one. */
-export function sentenceEndEvidence(words: Word[], i: number): "pause" | "speaker_change" | "end" | null {
+export function sentenceEndEvidence(words: Word[], i: number): "pause" | "speaker_change" | "end" | "punctuation" | null {
   if (!hasTerminalPunctuation(withTrailingPunct(words, i))) return null;
   const n = nextSpoken(words, i);
   if (n >= words.length) return "end";
   const next = words[n]!;
   if (next.speaker !== words[i]!.speaker) return "speaker_change";
-  return next.start - words[i]!.end >= MIN_SENTENCE_PAUSE ? "pause" : null;
+  if (next.start - words[i]!.end >= MIN_SENTENCE_PAUSE) return "pause";
+  return timingsShowNoPauses(words) && /^["'“‘(]*[\p{Lu}\p{N}]/u.test(next.word.trim()) ? "punctuation" : null;
 }
 
 /** Word i (a spoken word) ends a sentence by the evidence rule. */
