@@ -4,7 +4,7 @@
  * re-made when it no longer matches, and whisper.cpp hearing the same words from it as CTranslate2.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -82,7 +82,10 @@ test("whisper.cpp on the converted file hears the same words as CTranslate2 on j
   const ggml = await ensureDerived(spec.name, models);
   const words = await recogniseWithWhisperCpp(ggml, audio.samples, { threads: 2, language: "en" });
   let ct2: Array<{ word: string }> = [];
-  await runWorker(["asr", "--model", resolveModel("whisper-tiny.en"), "--audio", wav, "--language", "en", "--threads", "2", "--beam", "1", "--device", "cpu"], (m) => {
+  // The worker takes its speech regions in a file: here the whole recording.
+  const regions = join(models, "jfk-regions.json");
+  writeFileSync(regions, JSON.stringify([[0, audio.samples.length / audio.sampleRate]]));
+  await runWorker(["asr", "--model", resolveModel("whisper-tiny.en"), "--audio", wav, "--regions-file", regions, "--language", "en", "--threads", "2", "--beam", "1", "--device", "cpu"], (m) => {
     if (m.result) ct2 = (m.result as { words: Array<{ word: string }> }).words;
   });
   const werCpp = wordErrorRate(ref, words.map((w) => w.word).join(" ")).wer;
