@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { speechPython } from "../../src/inference/speech-runtime.ts";
 
-const WORKER_DIR = join(import.meta.dir, "../../src/models/python");
+const WORKER_DIR = join(import.meta.dir, "../../src/inference/python");
 
 function batches(regions: [number, number][], totalSamples: number, batchSamples: number): [number, number][][] {
   const code = `import json, sys; sys.path.insert(0, ${JSON.stringify(WORKER_DIR)}); import asr_worker as w; print(json.dumps(w.speech_batches(json.loads(sys.argv[1]), ${totalSamples}, ${batchSamples})))`;
