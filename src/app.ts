@@ -74,6 +74,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
   const live = new StagedLiveRunner(config, transitions, livePipeline(config));
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, {
     workers: config.workers,
+    leaseMs: config.leaseSeconds * 1000,
     timeScale: config.timeScale,
     housekeeping: [() => sweepExpiredUploads(db, clock, config.dataDir)],
   });

@@ -32,6 +32,7 @@ const EnvSchema = z.object({
   CLIPYARD_FEED_POLL_SECONDS: z.coerce.number().positive().default(900),
   CLIPYARD_WATCH_SETTLE_SECONDS: z.coerce.number().positive().default(2),
   CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
+  CLIPYARD_LEASE_SECONDS: z.coerce.number().min(5).max(3600).default(60),
   CLIPYARD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   CLIPYARD_LLM_URL: z.string().url().optional(),
   CLIPYARD_LLM_MODEL: z.string().min(1).optional(),
@@ -56,6 +57,8 @@ export type Config = {
   maxMediaBytes: number;
   maxMediaSeconds: number;
   workers: number;
+  /** How long a worker's claim on a live job lasts without a heartbeat: a dead worker's job is taken over after it. */
+  leaseSeconds: number;
   /** Seconds between two polls of a podcast feed (before the time scale). */
   feedPollSeconds: number;
   /** How long a file in a watched folder must keep its size and mtime before it counts as copied (real seconds: copies are not sped up). */
@@ -94,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxMediaBytes: e.CLIPYARD_MAX_MEDIA_BYTES,
     maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,
     workers: e.CLIPYARD_WORKERS,
+    leaseSeconds: e.CLIPYARD_LEASE_SECONDS,
     feedPollSeconds: e.CLIPYARD_FEED_POLL_SECONDS,
     watchSettleSeconds: e.CLIPYARD_WATCH_SETTLE_SECONDS,
     logLevel: e.CLIPYARD_LOG_LEVEL,

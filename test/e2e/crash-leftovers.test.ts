@@ -37,7 +37,8 @@ async function startServer(env: Record<string, string>, dataDir?: string): Promi
 }
 
 test("kill -9 mid-transcription and mid-render: no child survives, and the next start removes the dead run's work folders", async () => {
-  const env = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1", TMPDIR: scratch };
+  // A 5 s lease: the killed run's job is taken over 5 s after the restart instead of a minute.
+  const env = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1", TMPDIR: scratch, CLIPYARD_LEASE_SECONDS: "5" };
   server = await startServer(env);
   const key = await server.cli("keys", "create", "--org", "crash", "--env", "live");
   const job = await server.api("POST", "/v1/jobs", key, {

@@ -14,7 +14,7 @@ import { eventually } from "../helpers/wait.ts";
 const RECORDING = readFileSync(join(SHARED_MEDIA, "jfk.wav"));
 const SETTLE_SECONDS = 1;
 const dir = mkdtempSync(join(tmpdir(), "clipyard-watched-"));
-const watcher = new ServerProcess(freePort(), { CLIPYARD_WATCH_SETTLE_SECONDS: String(SETTLE_SECONDS), CLIPYARD_TIME_SCALE: "1" });
+const watcher = new ServerProcess(freePort(), { CLIPYARD_WATCH_SETTLE_SECONDS: String(SETTLE_SECONDS), CLIPYARD_TIME_SCALE: "1", CLIPYARD_LEASE_SECONDS: "5" });
 const ARGS = ["watch", dir, "--org", "watch-e2e", "--clips", "1", "--min-seconds", "5", "--max-seconds", "15"];
 let runs = 0;
 
