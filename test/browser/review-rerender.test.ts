@@ -83,7 +83,9 @@ test("dashboard job page: Re-render gives one clip of a live job a new caption s
   await expect(page.locator('tr[data-clip="2"] [data-review]').getAttribute("data-review")).resolves.toBe("rejected");
   await page.getByLabel("Caption style of clip 1").selectOption("boxed");
   await page.locator('form[data-rerender="1"]').getByRole("button", { name: "Re-render" }).click();
-  await expect(page.locator(".notice").textContent()).resolves.toContain("Re-render queued");
+  // The page after the post says what happened, as a notice or an error; read whichever came, so a
+  // refusal fails with its reason rather than a locator timeout.
+  expect(await page.locator(".notice, .error").first().textContent()).toContain("Re-render queued");
   const after = await eventually(() => job(key, submitted.id), (j) => ["complete", "failed"].includes(j.output.clips[0].render?.status), { timeoutMs: 200_000, what: "the re-render" });
   expect(after.output.clips[0]).toMatchObject({ caption_style: "boxed", render: { status: "complete", error: null } });
   expect(after.output.clips[0].rendered_urls.x).not.toBe(first.rendered_urls.x);
