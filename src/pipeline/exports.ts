@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringifySync, type NodeList } from "subtitle";
 import { captionCues, chunkWords, type CaptionCue } from "./render/captions.ts";
+import { joinWords } from "./highlights/sentences.ts";
 import { formatTimestamp } from "./highlights/shownotes.ts";
 import type { Segment, Word } from "./types.ts";
 
@@ -77,7 +78,7 @@ export function transcriptCues(words: Word[], speakerNames: Record<string, strin
     start: c.start,
     // At least MIN_CUE_SECONDS on screen, unless the next cue starts sooner.
     end: Math.max(c.end, Math.min(c.start + MIN_CUE_SECONDS, chunks[i + 1]?.start ?? Infinity)),
-    text: c.words.map((w) => w.word).join(" "),
+    text: joinWords(c.words.map((w) => w.word)),
     voice: speakerNames[c.words[0]!.speaker] ?? c.words[0]!.speaker,
   }));
 }

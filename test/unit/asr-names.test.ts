@@ -40,3 +40,9 @@ test("segments split on speaker change and long pauses", () => {
   ]);
   expect(formatTranscript(segs, { "Speaker 2": "Sheila" }).split("\n")[1]).toBe("[0:01.0-0:01.3] Sheila (Speaker 2): Hi!");
 });
+
+test("segment text joins whisper's sub-word pieces and clitics as written", () => {
+  const w = (word: string, start: number) => ({ word, start, end: start + 0.3, speaker: "Speaker 1" });
+  const segs = segmentsFromWords([w("my", 0), w("co", 0.4), w("-host", 0.6), w("has", 1), w("60", 1.3), w(",000", 1.5), w("bees", 1.8), w("and", 2.1), w("does", 2.4), w("n't", 2.6), w("mind.", 2.8)]);
+  expect(segs.map((s) => s.text)).toEqual(["my co-host has 60,000 bees and doesn't mind."]);
+});

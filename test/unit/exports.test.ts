@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { assEventSpans, buildAss } from "../../src/pipeline/render/captions.ts";
+import { joinWords } from "../../src/pipeline/highlights/sentences.ts";
 import { clipCaptionCues, otioTimeline, podcastChapters, transcriptCues, transcriptText } from "../../src/pipeline/exports.ts";
 import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
 
@@ -32,11 +33,14 @@ describe("clip captions", () => {
 describe("transcript", () => {
   test("cues follow the words, never mix speakers, and carry the speaker's name", () => {
     const cues = transcriptCues(t.words, { "Speaker 2": "Theo" });
-    expect(cues.map((c) => c.text).join(" ")).toBe(t.words.map((w) => w.word).join(" "));
+    expect(cues.map((c) => c.text).join(" ")).toBe(joinWords(t.words.map((w) => w.word)));
     let w = 0;
     for (const c of cues) {
-      const n = c.text.split(" ").length;
+      // The cue's words are the shortest run from here whose joined text is the cue's.
+      let n = 1;
+      while (w + n < t.words.length && joinWords(t.words.slice(w, w + n).map((x) => x.word)) !== c.text) n++;
       const own = t.words.slice(w, w + n);
+      expect(joinWords(own.map((x) => x.word))).toBe(c.text);
       w += n;
       expect(c.start).toBe(own[0]!.start);
       expect(c.end).toBe(own.at(-1)!.end);
@@ -44,6 +48,11 @@ describe("transcript", () => {
       expect(c.voice).toBe(own[0]!.speaker === "Speaker 2" ? "Theo" : "Speaker 1");
       expect(c.text.length).toBeLessThanOrEqual(100);
     }
+  });
+
+  test("whisper's sub-word pieces are written as one word in the transcript (\"co-host\", \"60,000\", \"o'clock\")", () => {
+    const words = ["I'm", "your", "co", "-host", "with", "60", ",000", "bees", "at", "nine", "o", "'clock", "."].map((word, i) => ({ word, start: i, end: i + 0.5, speaker: "A" }));
+    expect(transcriptCues(words).map((c) => c.text)).toEqual(["I'm your co-host with 60,000 bees at nine o'clock."]);
   });
 
   test("a word timed with no duration still gets a cue that shows, never over the next one", () => {

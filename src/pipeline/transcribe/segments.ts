@@ -1,3 +1,4 @@
+import { joinWords } from "../highlights/sentences.ts";
 import type { Segment, Word } from "../types.ts";
 
 export interface SegmentOptions {
@@ -17,7 +18,7 @@ export function segmentsFromWords(words: Word[], opts: SegmentOptions = DEFAULT_
   let cur: Word[] = [];
   const flush = () => {
     if (!cur.length) return;
-    out.push({ speaker: cur[0]!.speaker, start: cur[0]!.start, end: cur[cur.length - 1]!.end, text: cur.map((w) => w.word).join(" ") });
+    out.push({ speaker: cur[0]!.speaker, start: cur[0]!.start, end: cur[cur.length - 1]!.end, text: joinWords(cur.map((w) => w.word)) });
     cur = [];
   };
   for (const w of words) {
