@@ -8,10 +8,11 @@ import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
 import { capture } from "../capture.ts";
 import { describePackages, speechRuntimeStatus } from "../inference/speech-runtime-status.ts";
-import { cudaStatus } from "../inference/speech-runtime.ts";
+import { cudaStatus, INSTALL_COMMAND } from "../inference/speech-runtime.ts";
 import { modelDir, resolveModel } from "../models/store.ts";
 import { loadWhisperCpp } from "../inference/whisper-cpp.ts";
-import { asrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
+import { chooseAsrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
+import { DEFAULT_ASR_MODEL } from "../pipeline/transcribe/transcribe.ts";
 import { checkVadEngine } from "../pipeline/transcribe/vad-engine.ts";
 
 type Status = "ok" | "warn" | "fail";
@@ -66,7 +67,7 @@ async function checks(): Promise<Check[]> {
   });
 
   out.push(await vadCheck(speech.state === "ready"));
-  out.push(recognitionCheck(speech.state === "ready"));
+  out.push(recognitionCheck(speech.state !== "missing", speech.state === "ready"));
 
   const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
   out.push(gpu.code === 0 ? { name: "gpu", status: "ok", detail: gpu.out } : { name: "gpu", status: "ok", detail: "none (CPU only)" });
@@ -151,24 +152,27 @@ async function vadCheck(pythonReady: boolean): Promise<Check> {
 }
 
 /**
- * Recognition runs on CTranslate2 in the Python worker unless CLIPYARD_ASR_ENGINE=whisper-cpp: the
- * in-process addon hears the same words but needs 5–9× the CPU time here (docs/pipeline.md).
+ * Which recogniser a job will run and why (chooseAsrEngine, the job's own choice): CTranslate2 in the
+ * Python worker when the runtime is installed, whisper.cpp in-process when it is not (or when
+ * CLIPYARD_ASR_ENGINE says so), which hears the same words at 4-9x the CPU time (docs/pipeline.md).
  */
-function recognitionCheck(pythonReady: boolean): Check {
+function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Check {
   const name = "speech recognition";
   const cpp = loadWhisperCpp();
   const inProcess = cpp.ok ? { available: true } : { available: false, reason: cpp.reason };
-  if (asrEngine() === "whisper-cpp") {
+  const model = process.env.CLIPYARD_ASR_MODEL ?? DEFAULT_ASR_MODEL;
+  const { engine, reason } = chooseAsrEngine(model, process.env, { runtimeInstalled: () => runtimeInstalled, inProcess: () => cpp });
+  if (engine === "whisper-cpp") {
     return cpp.ok
-      ? { name, status: "ok", detail: "whisper.cpp in-process (CLIPYARD_ASR_ENGINE=whisper-cpp): no Python needed, 5–9× the CPU time of CTranslate2", data: { engine: "whisper-cpp-in-process", inProcess } }
-      : { name, status: "fail", detail: `CLIPYARD_ASR_ENGINE=whisper-cpp but ${cpp.reason}`, data: { engine: "whisper-cpp-in-process", inProcess } };
+      ? { name, status: "ok", detail: `whisper.cpp in-process (${reason}): no Python needed, 4-9x the CPU time of CTranslate2`, data: { engine: "whisper-cpp-in-process", reason, inProcess } }
+      : { name, status: "fail", detail: `${reason} but ${cpp.reason}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } };
   }
-  const alternative = cpp.ok ? "loads here (CLIPYARD_ASR_ENGINE=whisper-cpp runs it without Python, at 5–9× the CPU time)" : `not available: ${cpp.reason}`;
+  const alternative = cpp.ok ? "loads here (runs when the speech runtime is absent, or with CLIPYARD_ASR_ENGINE=whisper-cpp, at 4-9x the CPU time)" : `not available: ${cpp.reason}`;
   return {
     name,
     status: pythonReady ? "ok" : "fail",
-    detail: `CTranslate2 (faster-whisper) in the Python speech worker${pythonReady ? "" : ", which is not installed"}; in-process whisper.cpp ${alternative}`,
-    data: { engine: "ctranslate2-python-worker", inProcess },
+    detail: `CTranslate2 (faster-whisper) in the Python speech worker (${reason})${pythonReady ? "" : `; install it with \`${INSTALL_COMMAND}\``}; in-process whisper.cpp ${alternative}`,
+    data: { engine: "ctranslate2-python-worker", reason, inProcess },
   };
 }
 

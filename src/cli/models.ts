@@ -1,13 +1,17 @@
 import { loadConfig } from "../config.ts";
 import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
+import { ensureDerived } from "../models/derived.ts";
 import { pull } from "../models/pull.ts";
+import { inProcessModelFor } from "../pipeline/transcribe/recognise-in-process.ts";
 import { fileState, modelDir, stampVerified } from "../models/store.ts";
 import { join } from "node:path";
 
 const USAGE = `usage:
   clipyard models list [--verify]     models in the manifest: present? verified? size
-  clipyard models pull [NAME...]      fetch and verify (default: every non-optional model)
+  clipyard models pull [NAME...]      fetch and verify (default: every non-optional model); a
+                                      recognition model also gets the ggml file whisper.cpp runs
+                                      without Python, converted from it and verified
 `;
 
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
@@ -47,6 +51,9 @@ export default async function models(argv: string[]): Promise<number> {
       try {
         const dir = await pull(name);
         process.stdout.write(`${name}: verified in ${dir}\n`);
+        // Made now rather than at the first job: the executable then transcribes offline with no Python.
+        const derived = inProcessModelFor(name);
+        if (derived) process.stdout.write(`${derived}: converted from ${name} and verified in ${await ensureDerived(derived)}\n`);
       } catch (e) {
         failed++;
         process.stderr.write(`${name}: ${e instanceof Error ? e.message : String(e)}\n`);

@@ -1,8 +1,9 @@
 /**
  * The compiled executable with no Python anywhere on PATH (issue #24): from an empty folder, voice
- * activity runs in-process, the whisper.cpp addon loads, and `clipyard process` completes on a real
- * recording with CLIPYARD_ASR_ENGINE=whisper-cpp (the ggml file derived from the verified weights on
- * first use), and so does a live job through `serve`. ffmpeg is reached through a folder that holds only ffmpeg and ffprobe, because the
+ * activity runs in-process, the whisper.cpp addon loads, `clipyard models pull` makes the ggml file
+ * it runs (derived from the verified weights), and `clipyard process` completes on a real recording
+ * with the default engine setting (auto: no speech runtime, so whisper.cpp), and so does a live job
+ * through `serve`. ffmpeg is reached through a folder that holds only ffmpeg and ffprobe, because the
  * system's bin folder also holds python3.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -41,7 +42,7 @@ beforeAll(() => {
   PATH = pathWithoutPython();
 }, 120_000);
 
-const env = () => ({ PATH, HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_ASR_ENGINE: "whisper-cpp", CLIPYARD_LOG_LEVEL: "error" });
+const env = () => ({ PATH, HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error" });
 
 function clipyard(args: string[]) {
   const p = Bun.spawnSync([join(dir, "clipyard"), ...args], { cwd: dir, env: env() });
@@ -58,8 +59,16 @@ test("doctor: Silero runs in-process and the whisper.cpp addon loads, with no sp
   const vad = checks.find((c) => c.name === "voice activity")!;
   expect(vad).toMatchObject({ status: "ok", data: { engine: "onnxruntime-node", ran: { windows: 31 } } });
   expect(checks.find((c) => c.name === "speech runtime")!.status).toBe("fail");
-  expect(checks.find((c) => c.name === "speech recognition")).toMatchObject({ status: "ok", data: { engine: "whisper-cpp-in-process", inProcess: { available: true } } });
+  expect(checks.find((c) => c.name === "speech recognition")).toMatchObject({ status: "ok", data: { engine: "whisper-cpp-in-process", reason: "no speech runtime installed: whisper.cpp in-process, no Python needed", inProcess: { available: true } } });
 }, 60_000);
+
+test("models pull: the recognition model is verified and its ggml file converted and verified beside it", () => {
+  const r = clipyard(["models", "pull", "whisper-tiny.en"]);
+  expect(r.code).toBe(0);
+  expect(r.out).toContain("whisper-tiny.en: verified in");
+  expect(r.out).toContain("whisper-tiny.en-ggml-q8_0: converted from whisper-tiny.en and verified in");
+  expect(existsSync(join(models, "whisper-tiny.en-ggml-q8_0", "ggml-tiny.en-q8_0.bin"))).toBe(true);
+}, 120_000);
 
 test("process: clips, notes and a transcript of the phone call, recognised in-process", () => {
   const out = join(dir, "out");

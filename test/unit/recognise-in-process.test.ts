@@ -1,6 +1,7 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { pcmSource } from "../../src/media/wav.ts";
-import { asrEngine, ggmlModelFor, joinRegions, wordsToOriginal } from "../../src/pipeline/transcribe/recognise-in-process.ts";
+import { loadWhisperCpp } from "../../src/inference/whisper-cpp.ts";
+import { asrEngine, chooseAsrEngine, ggmlModelFor, inProcessModelFor, joinRegions, wordsToOriginal } from "../../src/pipeline/transcribe/recognise-in-process.ts";
 
 test("regions are joined and words mapped back, never across the cut-out silence", () => {
   const samples = Float32Array.from({ length: 10 * 100 }, (_, i) => i);
@@ -30,10 +31,34 @@ test("regions are joined and words mapped back, never across the cut-out silence
   ]);
 });
 
-test("engine choice and the converted model are explicit", () => {
-  expect(asrEngine({})).toBe("ctranslate2");
+test("engine setting and the converted model are explicit", () => {
+  expect(asrEngine({})).toBe("auto");
+  expect(asrEngine({ CLIPYARD_ASR_ENGINE: "ctranslate2" })).toBe("ctranslate2");
   expect(asrEngine({ CLIPYARD_ASR_ENGINE: "whisper-cpp" })).toBe("whisper-cpp");
-  expect(() => asrEngine({ CLIPYARD_ASR_ENGINE: "vosk" })).toThrow("CLIPYARD_ASR_ENGINE must be ctranslate2 or whisper-cpp");
+  expect(() => asrEngine({ CLIPYARD_ASR_ENGINE: "vosk" })).toThrow("CLIPYARD_ASR_ENGINE must be auto, ctranslate2 or whisper-cpp");
   expect(ggmlModelFor("whisper-tiny.en")).toBe("whisper-tiny.en-ggml-q8_0");
+  expect(inProcessModelFor("whisper-base")).toBeUndefined();
   expect(() => ggmlModelFor("whisper-base")).toThrow("whisper.cpp has no converted model for 'whisper-base'");
+});
+
+describe("auto: CTranslate2 when the speech runtime is installed, else whisper.cpp in-process", () => {
+  const probe = (runtime: boolean, cpp: boolean) => ({ runtimeInstalled: () => runtime, inProcess: () => (cpp ? { ok: true } : { ok: false, reason: "addon missing" }) });
+  test("the runtime is there: CTranslate2", () => {
+    expect(chooseAsrEngine("whisper-tiny.en", {}, probe(true, true))).toEqual({ engine: "ctranslate2", reason: "the speech runtime is installed" });
+  });
+  test("no runtime: whisper.cpp, so the single executable needs no Python", () => {
+    expect(chooseAsrEngine("whisper-tiny.en", {}, probe(false, true)).engine).toBe("whisper-cpp");
+  });
+  test("no runtime and nothing in-process for the model or the machine: CTranslate2, whose error says how to install it", () => {
+    expect(chooseAsrEngine("whisper-base", {}, probe(false, true))).toEqual({ engine: "ctranslate2", reason: "no speech runtime, and whisper.cpp has no converted whisper-base" });
+    expect(chooseAsrEngine("whisper-tiny.en", {}, probe(false, false)).reason).toBe("no speech runtime, and whisper.cpp does not load: addon missing");
+  });
+  test("an explicit setting wins either way", () => {
+    expect(chooseAsrEngine("whisper-tiny.en", { CLIPYARD_ASR_ENGINE: "whisper-cpp" }, probe(true, true)).engine).toBe("whisper-cpp");
+    expect(chooseAsrEngine("whisper-tiny.en", { CLIPYARD_ASR_ENGINE: "ctranslate2" }, probe(false, true)).engine).toBe("ctranslate2");
+  });
+  test("the real probe follows CLIPYARD_SPEECH_PYTHON", () => {
+    expect(chooseAsrEngine("whisper-tiny.en", { CLIPYARD_SPEECH_PYTHON: "/nonexistent/python" }).engine).toBe(loadWhisperCpp().ok ? "whisper-cpp" : "ctranslate2");
+    expect(chooseAsrEngine("whisper-tiny.en", { CLIPYARD_SPEECH_PYTHON: process.execPath }).engine).toBe("ctranslate2");
+  });
 });

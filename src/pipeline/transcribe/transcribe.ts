@@ -17,7 +17,7 @@ import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "../types.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
-import { asrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
+import { chooseAsrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
 
 /** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
 export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
@@ -106,7 +106,8 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     throw new TranscriptionError(`model ${modelName} only recognises English; pick a multilingual model (e.g. whisper-base) for '${opts.language}'`);
   }
 
-  const engine = asrEngine();
+  const { engine, reason: engineReason } = chooseAsrEngine(modelName);
+  log.debug("speech recogniser", { engine, reason: engineReason });
   // Fail before decoding when whisper.cpp has no converted model for this one.
   const ggmlModel = engine === "whisper-cpp" ? ggmlModelFor(modelName) : undefined;
 
