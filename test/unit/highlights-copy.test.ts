@@ -88,6 +88,30 @@ describe("per-clip posting copy on real transcripts", () => {
     });
   }
 
+  test("a clip is titled by its strongest standalone line when it has one: said in the clip, finished, short, on the episode's subject", () => {
+    const t = asrTranscript("rooftop-hours-piper");
+    const a = analyzeTranscript(t);
+    const clips = selectClips(t, { count: 5, analysis: a });
+    const lines = clips.filter((c) => !c.title.endsWith("?") && c.title.split(" ").length >= 4);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const c of lines) {
+      // The same words, in the clip, as one whole sentence of the transcript (title case aside).
+      const sentence = a.sentences.find((s) => s.text.replace(/[.…]+$/, "").toLowerCase() === c.title.toLowerCase());
+      expect(sentence).toBeDefined();
+      expect(sentence!.start).toBeGreaterThanOrEqual(c.start_time - 0.01);
+      expect(sentence!.end).toBeLessThanOrEqual(c.end_time + 0.01);
+      expect(c.title.split(" ").length).toBeLessThanOrEqual(12);
+      // Never a line that points back ("It", "That", "So …").
+      expect(c.title).not.toMatch(/^(?:It|That|This|They|He|She|So|And|But|Because)\b/);
+    }
+  });
+
+  test("no standalone line on the subject: the clip is titled by its topic phrase", () => {
+    const t = asrTranscript("meeting_trn03");
+    const clips = selectClips(t, { count: 1 });
+    expect(clips[0]!.title.split(" ").length).toBeLessThanOrEqual(5);
+  });
+
   test("the rooftop clips are tagged with the show's name and titled in title case", () => {
     const clips = selectClips(asrTranscript("rooftop-hours"), { count: 5 });
     for (const c of clips) expect(c.hashtags).toContain("#RooftopHours");

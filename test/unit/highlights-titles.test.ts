@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
 import { analyzeSentence } from "../../src/pipeline/highlights/nlp.ts";
 import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
-import { buildShowNotes, notesSection, onceEach } from "../../src/pipeline/highlights/shownotes.ts";
-import { showName, titleCase, titlePhrases } from "../../src/pipeline/highlights/titles.ts";
+import { buildShowNotes, notesSection, onceEach, soundsLikeShow, topicWeight } from "../../src/pipeline/highlights/shownotes.ts";
+import { rankTitlePhrases, showName, titleCase, titlePhrases } from "../../src/pipeline/highlights/titles.ts";
 import { ASR_FIXTURES, asrTranscript } from "../helpers/asr-fixture.ts";
 
 
@@ -25,6 +25,34 @@ describe("title case and phrases", () => {
     const texts = titlePhrases(s, analyzeSentence(s)).map((p) => p.text);
     expect(texts).toContain("3B-hives on the roof");
     expect(texts.some((t) => /^(?:the|a|an|I)\b/.test(t))).toBe(false);
+  });
+
+  test("a count after a noun starts a new phrase (\"a roof | two streets away\") unless it numbers the noun (\"the number 9 bus\")", () => {
+    const s = "The label said it came from a roof two streets away, and I waited for the number 9 bus.";
+    const texts = titlePhrases(s, analyzeSentence(s)).map((p) => p.text);
+    expect(texts).not.toContain("roof two streets");
+    expect(texts).toContain("number 9 bus");
+  });
+
+  test("topics weigh by their centrality to the episode: the more central of two equally repeated phrases wins", () => {
+    const texts = ["We keep bees on the roof.", "The bus stop is below the roof.", "The bees make honey.", "The bus was late."];
+    const nlps = texts.map(analyzeSentence);
+    const central = new Map([["bees", 0.6], ["bus", 0.2]]);
+    const ranked = rankTitlePhrases(texts, nlps, { weight: topicWeight(central) }).map((p) => p.text);
+    expect(ranked.indexOf("bees")).toBeLessThan(ranked.indexOf("bus"));
+    const flipped = rankTitlePhrases(texts, nlps, { weight: topicWeight(new Map([["bees", 0.2], ["bus", 0.6]])) }).map((p) => p.text);
+    expect(flipped.indexOf("bus")).toBeLessThan(flipped.indexOf("bees"));
+  });
+
+  test("the show's name, and the recogniser's tries at it, are not something the episode mentions", () => {
+    expect(soundsLikeShow("Roofop Hours", "Roofop Hours")).toBe(true);
+    expect(soundsLikeShow("Roof Hot Bowers", "Roofop Hours")).toBe(true);
+    expect(soundsLikeShow("Rooftop Hours", "the Rooftop Hours")).toBe(true);
+    expect(soundsLikeShow("Theo Marsh", "Roofop Hours")).toBe(false);
+    expect(soundsLikeShow("New Jersey", "Roofop Hours")).toBe(false);
+    expect(soundsLikeShow("Roof Hot Bowers", null)).toBe(false);
+    const notes = buildShowNotes(asrTranscript("rooftop-hours-piper"), []);
+    expect(notesSection(notes, "Mentioned").join(" ")).not.toMatch(/Roof/);
   });
 
   test("the show's name is read from the welcome line", () => {

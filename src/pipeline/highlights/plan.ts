@@ -13,6 +13,9 @@ import { DEFAULT_CLIP_COUNT, selectClips, type SelectClipsOptions } from "./high
 import { editWithLlm, LlmEditError } from "./llm-editor.ts";
 import { splitSentences } from "./sentences.ts";
 import { buildShowNotes, type ShowNotesOptions } from "./shownotes.ts";
+import { nonTopicTerms, rankTitlePhrases } from "./titles.ts";
+import { sumVectors } from "./topics.ts";
+import { cosine } from "../vector-math.ts";
 import type { ClipPlan, Transcript } from "../types.ts";
 
 export interface HighlightPlan {
@@ -43,6 +46,23 @@ export interface PlanOptions extends Omit<SelectClipsOptions, "embeddings" | "an
 
 /** Extractive candidates the editor may choose among, per clip to post. */
 const EDITOR_POOL_FACTOR = 2;
+
+/** The most repeated phrases, embedded: enough to hold every phrase a title or summary would pick. */
+const TOPIC_CANDIDATES = 40;
+
+/**
+ * How close each candidate topic phrase is to the whole episode: the cosine of the phrase's
+ * embedding with the sum of its sentences' (KeyBERT's keyphrase measure), so the topics name what the
+ * episode is about rather than what it happens to repeat.
+ */
+export async function topicCentrality(t: Transcript, a: EpisodeAnalysis, embedder: Embedder): Promise<Map<string, number>> {
+  const texts = a.sentences.map((s) => s.text);
+  const candidates = rankTitlePhrases(texts, a.nlp, { avoid: nonTopicTerms(texts, t.speakerNames) }).slice(0, TOPIC_CANDIDATES);
+  if (!candidates.length || !a.vectors.length) return new Map();
+  const episode = sumVectors(a.vectors);
+  const vectors = await embedder.embed(candidates.map((p) => p.text));
+  return new Map(candidates.map((p, i) => [p.text.toLowerCase(), Math.max(0, cosine(vectors[i]!, episode))]));
+}
 
 /** Throws NoClipsError (from selectClips) when nothing qualifies; the job layer maps it. */
 export async function planHighlights(transcript: Transcript, opts: PlanOptions): Promise<HighlightPlan> {
@@ -87,7 +107,8 @@ export async function planHighlights(transcript: Transcript, opts: PlanOptions):
     }
   }
   const t4 = performance.now();
-  const showNotes = buildShowNotes(transcript, clips, notes);
+  const centrality = opts.embedder ? await topicCentrality(transcript, analysis, opts.embedder) : undefined;
+  const showNotes = buildShowNotes(transcript, clips, { ...notes, topicCentrality: centrality });
   const t5 = performance.now();
   return {
     clips,

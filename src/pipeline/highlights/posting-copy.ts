@@ -4,6 +4,7 @@
  * the clip's own question or its main topic, the description is said in the clip, the hashtags
  * are its topics, the show's name and its category.
  */
+import { standaloneUnits } from "./copy-units.ts";
 import { textSentences } from "./editorial-check.ts";
 import type { EpisodeAnalysis } from "./analysis.ts";
 import type { Candidate } from "./rank.ts";
@@ -31,12 +32,52 @@ export function hashtag(phrase: string): string | null {
   return body.length >= 3 && body.length <= 30 && /\p{L}/u.test(body) ? `#${body}` : null;
 }
 
+/** A headline reads at a glance in a feed: one short sentence. */
+const HEADLINE_MIN_WORDS = 4;
+const HEADLINE_MAX_WORDS = 12;
+const HEADLINE_MAX_CHARS = 64;
+
+/**
+ * The clip's best line as a headline, the way an editor titles a clip by its strongest sentence: one
+ * sentence said in the clip that stands alone (starts and ends on evidenced edges, finished, not
+ * pointing back), short, and about the episode's subject (a content word the episode says more than
+ * once); the most interesting such line (hook features) wins. Null when the clip has none.
+ */
+function headline(a: EpisodeAnalysis, c: Candidate, avoid: Set<string>, counts: Map<string, number>, free: (x: string) => boolean): string | null {
+  let best: { text: string; score: number } | null = null;
+  // Any finished sentence of a standalone unit: a headline is read, not cut from the audio, so its
+  // end needs terminal punctuation, not the pause a clip edge does.
+  const lines = standaloneUnits(a, c.first, c.last).flatMap((u) => Array.from({ length: u.last - u.first + 1 }, (_, k) => u.first + k));
+  for (const i of lines) {
+    const f = a.features[i]!;
+    const said = a.sentences[i]!.text;
+    if (f.words < HEADLINE_MIN_WORDS || f.words > HEADLINE_MAX_WORDS || said.length > HEADLINE_MAX_CHARS + 1 || !/[.!?…]$/.test(said)) continue;
+    // "He", "they", "that", "so": even a soft pointer back leaves a headline reader asking who or what.
+    if (f.dangling || f.continuation) continue;
+    // A line naming a speaker or the show is an introduction or a sign-off ("This is Diane in New Jersey").
+    if (a.nlp[i]!.tokens.some((t) => avoid.has(stemTerm(t.norm)))) continue;
+    const topical = new Set(
+      a.nlp[i]!.tokens
+        .filter((t) => (t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "ADJ") && !t.stop && t.norm.length > 2 && !GENERIC_WORDS.has(t.norm))
+        .map((t) => stemTerm(t.norm))
+        .filter((term) => !avoid.has(term) && (counts.get(term) ?? 0) >= 2),
+    ).size;
+    if (topical === 0) continue;
+    const text = titleCase(said.replace(/[.…]+$/, ""));
+    const score = a.interest[i]! + 0.1 * Math.min(topical, 3);
+    if (free(text) && (!best || score > best.score)) best = { text, score };
+  }
+  return best?.text ?? null;
+}
+
 /** `taken`: titles of the job's other clips, so two clips are never posted under one title. */
 function clipTitle(a: EpisodeAnalysis, c: Candidate, hook: string, avoid: Set<string>, taken: Set<string>): string {
   const free = (x: string) => x.length <= CLIP_TITLE_MAX_CHARS && !taken.has(x.toLowerCase());
   // A clip that opens on a short question is titled by it: it is what the clip answers.
   const sentences = textSentences(hook);
   if (sentences.length === 1 && hook.endsWith("?") && free(titleCase(hook))) return titleCase(hook);
+  const line = headline(a, c, avoid, termCounts(a.nlp), free);
+  if (line) return line;
   const texts = a.sentences.slice(c.first, c.last + 1).map((s) => s.text);
   const fits = rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid })
     .map((p) => titleCase(p.text))

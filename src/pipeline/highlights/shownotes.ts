@@ -18,6 +18,12 @@ export interface ShowNotesOptions {
   summary?: string;
   /** One per chapter of the analysis, in order. */
   chapterTitles?: string[];
+  /**
+   * How close each candidate topic phrase (lower case) is to the episode as a whole, 0..1: the cosine
+   * of its sentence embedding with the mean of the episode's (topicCentrality in plan.ts). Without it
+   * topics are ranked by recurrence alone.
+   */
+  topicCentrality?: ReadonlyMap<string, number>;
 }
 
 /** The non-empty lines of one `## heading` section of Markdown notes (what a reader of the notes sees there). */
@@ -49,11 +55,21 @@ function listJoin(items: string[]): string {
 }
 
 /**
+ * A phrase's weight from its centrality: squared, so that what the episode is about outranks what it
+ * merely repeats ("local honey" over "better roof" in a beekeeping episode). Phrases that were not
+ * embedded (below the candidates' cut) weigh as the least central one that was.
+ */
+export function topicWeight(centrality: ReadonlyMap<string, number>): (p: TitlePhrase) => number {
+  const floor = Math.max(0.05, Math.min(...centrality.values()));
+  return (p) => Math.max(floor, centrality.get(p.text.toLowerCase()) ?? floor) ** 2;
+}
+
+/**
  * The episode's topics, best first, each sharing no term with an earlier one (so "bees on the roof"
  * and "roof of an apartment" are not both listed). The show's name and the speakers' names are not topics
  * ("I'm Theo Marsh" is an introduction, not a subject).
  */
-export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number): TitlePhrase[] {
+export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number, centrality?: ReadonlyMap<string, number>): TitlePhrase[] {
   const avoid = nonTopicTerms(
     a.sentences.map((s) => s.text),
     t.speakerNames,
@@ -63,7 +79,7 @@ export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number): Tit
   for (const p of rankTitlePhrases(
     a.sentences.map((s) => s.text),
     a.nlp,
-    { avoid },
+    { avoid, weight: centrality && topicWeight(centrality) },
   )) {
     if (out.length >= n) break;
     if (p.terms.some((t) => covered.has(t) || avoid.has(t))) continue;
@@ -210,7 +226,31 @@ interface Mentions {
 }
 
 /** Capitalised proper-noun spans and wink's URL/email/hashtag/mention entities. */
+/** Edit distance between two strings (insertions, deletions, substitutions). */
+function editDistance(x: string, y: string): number {
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= y.length; j++) row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[y.length]!;
+}
+
+/**
+ * The show's own name, or the recogniser's try at it: the outro's "Roof Hot Bowers" is the welcome
+ * line's "Rooftop Hours". Letters only, within 40 % of the longer spelling's length.
+ */
+export function soundsLikeShow(mention: string, show: string | null): boolean {
+  if (!show) return false;
+  const letters = (x: string) => x.toLowerCase().replace(/^the\s+/, "").replace(/[^\p{L}\p{N}]/gu, "");
+  const [m, s] = [letters(mention), letters(show)];
+  return m.length > 0 && editDistance(m, s) <= 0.4 * Math.max(m.length, s.length);
+}
+
 export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
+  // The show is not something the episode mentions: it is the episode.
+  const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
   const speakerWords = new Set(
     Object.values(t.speakerNames ?? {})
       .flatMap((n) => n.split(/\s+/))
@@ -220,7 +260,7 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
   const add = (span: NlpToken[]) => {
     if (span.length === 0) return;
     const text = span.map((x) => x.text).join(" ");
-    if (span.every((x) => speakerWords.has(x.norm))) return;
+    if (span.every((x) => speakerWords.has(x.norm)) || soundsLikeShow(text, show)) return;
     counts.set(text, (counts.get(text) ?? 0) + 1);
   };
   a.nlp.forEach((nlp) => {
@@ -258,7 +298,7 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
 export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: ShowNotesOptions = {}): string {
   const a = opts.analysis ?? analyzeTranscript(transcript);
   if (a.sentences.length === 0) return `# ${opts.title ?? "Episode"}\n\nThis episode has no recognised speech.\n`;
-  const topics = episodeTopics(transcript, a, 3);
+  const topics = episodeTopics(transcript, a, 3, opts.topicCentrality);
   const stats = speakerStats(transcript);
   const title = opts.title ?? episodeTitle(transcript, a, topics);
 

@@ -52,6 +52,9 @@ const isNominal = (t: NlpToken) => (t.pos === "NOUN" || t.pos === "PROPN") && t.
 const isModifier = (t: NlpToken) => ((t.pos === "ADJ" || t.pos === "NUM") && t.type !== "punctuation" && groupable(t)) || isNominal(t);
 const isHyphen = (t: NlpToken | undefined) => t?.text === "-";
 
+/** A plural common noun ("streets", "bees"), by its ending: wink's lite model tags no number. */
+const isPlural = (t: NlpToken | undefined) => !!t && t.pos === "NOUN" && t.norm.length > 3 && /[^s']s$/.test(t.norm);
+
 /** A noun group starting at k: modifiers and nouns (hyphenated pieces kept together), ending on a noun. */
 function nounGroup(tokens: NlpToken[], k: number): { end: number } | null {
   let j = k;
@@ -63,6 +66,9 @@ function nounGroup(tokens: NlpToken[], k: number): { end: number } | null {
       continue;
     }
     if (!isModifier(t)) break;
+    // A count after the group's noun opens a new quantity ("a roof | two streets away"), unless it
+    // names the noun's number ("the number 9 bus"): only a singular noun may follow it in one group.
+    if (t.pos === "NUM" && lastNoun >= k && t.norm !== "one" && isPlural(tokens[j + 1])) break;
     if (isNominal(t)) lastNoun = j;
     j++;
   }
@@ -132,6 +138,8 @@ export interface RankOptions {
   avoid?: Set<string>;
   /** Relative weight of a term: how specific it is to this stretch (1 when not given). */
   specificity?: (term: string) => number;
+  /** Relative weight of a whole phrase (1 when not given): how central it is to what the stretch is about. */
+  weight?: (p: TitlePhrase) => number;
 }
 
 /**
@@ -152,7 +160,7 @@ export function rankTitlePhrases(sentences: string[], nlps: SentenceNlp[], opts:
       const words = p.text.split(/\s+/).length;
       const shape = words === 1 ? 0.6 : words <= 5 ? 1 : 0.7;
       const avoid = p.terms.some((t) => opts.avoid?.has(t)) ? 0.3 : 1;
-      const s = recurrence * shape * avoid;
+      const s = recurrence * shape * avoid * (opts.weight?.(p) ?? 1);
       if (s <= 0) continue;
       const prev = seen.get(key);
       if (!prev || s > prev.s) seen.set(key, { p, s });
