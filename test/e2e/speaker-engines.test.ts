@@ -4,7 +4,9 @@
  * same segmentation probabilities, the same speaker labels (the compiled executable without Python:
  * test/e2e/no-python.test.ts).
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openWav } from "../../src/media/wav.ts";
 import { resolveModel } from "../../src/models/store.ts";
@@ -16,7 +18,11 @@ import { speechRegions } from "../../src/pipeline/transcribe/vad.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 
-const CALL = join(SHARED_MEDIA, "two_speakers_call.wav");
+// A copy: the worker's windows file is written beside the WAV, and the shared recordings stay untouched.
+const work = mkdtempSync(join(tmpdir(), "clipyard-speaker-engines-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const CALL = join(work, "two_speakers_call.wav");
+copyFileSync(join(SHARED_MEDIA, "two_speakers_call.wav"), CALL);
 const SLOW = 180_000;
 
 const cosine = (a: number[], b: number[]) => {
