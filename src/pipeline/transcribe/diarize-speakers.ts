@@ -92,6 +92,7 @@ export async function labelSpeakers(input: LabelSpeakersInput): Promise<SpeakerL
   // Outside the fallback below: CLIPYARD_SPEAKER_ENGINE=onnxruntime that cannot load fails the job, as asked.
   const plan = await planSpeakerEngine(input.engine);
   const where = plan.engine === "onnxruntime-node" ? " in-process" : "";
+  if (!where) log.info("speaker models run in the Python speech worker", { reason: plan.reason });
   try {
     const seg = await segment(input, plan);
     const regions = "reason" in seg ? input.regions : mergeRegions([...input.regions, ...seg.speech]);
