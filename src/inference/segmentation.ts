@@ -118,9 +118,9 @@ export function segmentationOnnx(sd: StateDict): Uint8Array {
       }),
       [2, 8 * hidden],
     );
-    const [y] = g.op("LSTM", [x, W, R, B], { hidden_size: hidden, direction: "bidirectional" }, 1);
+    const y = g.node("LSTM", [x, W, R, B], { hidden_size: hidden, direction: "bidirectional" });
     // Y is (T, 2, B, H): both directions side by side per step, as PyTorch concatenates them.
-    x = g.node("Reshape", [g.node("Transpose", [y!], { perm: [0, 2, 1, 3] }), g.ints([0, 0, 2 * hidden])]);
+    x = g.node("Reshape", [g.node("Transpose", [y], { perm: [0, 2, 1, 3] }), g.ints([0, 0, 2 * hidden])]);
   }
   x = g.node("Transpose", [x], { perm: [1, 0, 2] });
   for (const name of ["linear.0", "linear.1", "classifier"]) {
