@@ -44,8 +44,9 @@ describe("speaker models: in-process equals the Python worker", () => {
     expect(inProcess.engine).toBe("onnxruntime-node");
     const audio = openWav(CALL);
     try {
-      // The diarizer's own windows over the whole call, and a few of other lengths (each length is its own batch).
-      const windows: [number, number][] = [...embeddingWindows([[0, audio.length / 16000]]).map((w): [number, number] => [w.start, w.end]), [3.1, 3.6], [12.25, 14.0], [20.0, 20.45]];
+      // The diarizer's own windows over the whole call, a few of other lengths (each length is its own
+      // batch), and two long enough for CAM++'s 100-frame context pooling to span several segments.
+      const windows: [number, number][] = [...embeddingWindows([[0, audio.length / 16000]]).map((w): [number, number] => [w.start, w.end]), [3.1, 3.6], [12.25, 14.0], [20.0, 20.45], [5, 12.3], [0, 29.9]];
       const model = resolveModel(SPEAKER_EMBEDDING_MODEL);
       const ours = await speakerEmbeddings(inProcess, model, CALL, audio, windows);
       const ref = await speakerEmbeddings(worker, model, CALL, audio, windows);
