@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the single executable dist/clipyard (linux-x64 by default; pass another Bun target, e.g.
 # bun-linux-arm64, as $1, and another output path as $2). Migrations, web pages, the sandbox fixtures,
-# ONNX Runtime's linux-x64 addon and library (in-process Silero VAD) and the whisper.cpp addon are
+# ONNX Runtime's linux-x64 addon and library (in-process Silero VAD, CAM++ and segmentation) and the whisper.cpp addon are
 # inside it; models, the speech runtime and native ffmpeg stay outside (next to the data directory / on
 # PATH); the binary fetches the first two itself (`clipyard models pull`, `clipyard runtime install`).
 set -euo pipefail

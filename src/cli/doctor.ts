@@ -14,6 +14,8 @@ import { loadWhisperCpp } from "../inference/whisper-cpp.ts";
 import { chooseAsrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
 import { DEFAULT_ASR_MODEL } from "../pipeline/transcribe/transcribe.ts";
 import { checkVadEngine } from "../pipeline/transcribe/vad-engine.ts";
+import { SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize-speakers.ts";
+import { checkSpeakerEngine } from "../pipeline/transcribe/speaker-engine.ts";
 
 type Status = "ok" | "warn" | "fail";
 interface Check {
@@ -67,6 +69,7 @@ async function checks(): Promise<Check[]> {
   });
 
   out.push(await vadCheck(speech.state === "ready"));
+  out.push(await speakerCheck(speech.state === "ready"));
   out.push(recognitionCheck(speech.state !== "missing", speech.state === "ready"));
 
   const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
@@ -149,6 +152,30 @@ async function vadCheck(pythonReady: boolean): Promise<Check> {
     return { name, status: "ok", detail: `in-process: ${c.reason}${proof}`, data };
   }
   return { name, status: pythonReady ? "ok" : "fail", detail: `Python speech worker: ${c.reason}${pythonReady ? "" : " (and the speech runtime is not installed)"}`, data };
+}
+
+/**
+ * Which engine speaker embeddings (and the segmentation beside them) run on, and why. Diarization
+ * degrades to MFCC clustering rather than failing a job, so only an engine that was asked for and
+ * cannot load is a failure; the in-process one is proven by embedding a second of audio.
+ */
+async function speakerCheck(pythonReady: boolean): Promise<Check> {
+  const name = "speaker embeddings";
+  let modelPath: string | undefined;
+  try {
+    modelPath = resolveModel(SPEAKER_EMBEDDING_MODEL);
+  } catch {
+    // reported by the model check below
+  }
+  const c = await checkSpeakerEngine(modelPath);
+  const data = { ...c, model: modelPath ? "verified" : "missing" };
+  const noModel = modelPath ? "" : ` (model ${SPEAKER_EMBEDDING_MODEL} not verified: speaker labels come from MFCC clustering)`;
+  if (c.error) return { name, status: c.fatal ? "fail" : "warn", detail: c.error, data };
+  if (c.engine === "onnxruntime-node") {
+    const proof = c.ran ? `, CAM++ embedded 1 s in ${c.ran.seconds.toFixed(2)} s` : "";
+    return { name, status: "ok", detail: `in-process: ${c.reason}${proof}${noModel}`, data };
+  }
+  return { name, status: pythonReady ? "ok" : "warn", detail: `Python speech worker: ${c.reason}${pythonReady ? "" : " (and the speech runtime is not installed: speaker labels come from MFCC clustering)"}${noModel}`, data };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The compiled executable with no Python anywhere on PATH (issue #24): from an empty folder, voice
- * activity runs in-process, the whisper.cpp addon loads, `clipyard models pull` makes the ggml file
+ * activity and diarization's neural models (CAM++, segmentation-3.0) run in-process, the whisper.cpp addon loads, `clipyard models pull` makes the ggml file
  * it runs (derived from the verified weights), and `clipyard process` completes on a real recording
  * with the default engine setting (auto: no speech runtime, so whisper.cpp), and so does a live job
  * through `serve`. ffmpeg is reached through a folder that holds only ffmpeg and ffprobe, because the
@@ -38,7 +38,7 @@ beforeAll(() => {
   copyFileSync(built, join(dir, "clipyard"));
   // The verified models, linked: the derived ggml file is made in this folder, not in the checkout's.
   mkdirSync(models);
-  for (const m of ["whisper-tiny.en", "silero-vad", "human-face", "all-minilm-l6-v2"]) symlinkSync(modelDir(m), join(models, m), "dir");
+  for (const m of ["whisper-tiny.en", "silero-vad", "human-face", "all-minilm-l6-v2", "campplus-zh-en", "pyannote-segmentation-3.0"]) symlinkSync(modelDir(m), join(models, m), "dir");
   PATH = pathWithoutPython();
 }, 120_000);
 
@@ -54,10 +54,11 @@ test("no python on PATH", () => {
   expect(Bun.which("python", { PATH })).toBeNull();
 });
 
-test("doctor: Silero runs in-process and the whisper.cpp addon loads, with no speech runtime", () => {
+test("doctor: Silero and CAM++ run in-process and the whisper.cpp addon loads, with no speech runtime", () => {
   const checks = JSON.parse(clipyard(["doctor", "--json"]).out).checks as Array<{ name: string; status: string; data: any }>;
   const vad = checks.find((c) => c.name === "voice activity")!;
   expect(vad).toMatchObject({ status: "ok", data: { engine: "onnxruntime-node", ran: { windows: 31 } } });
+  expect(checks.find((c) => c.name === "speaker embeddings")).toMatchObject({ status: "ok", data: { engine: "onnxruntime-node", model: "verified", ran: { embeddings: 1 } } });
   expect(checks.find((c) => c.name === "speech runtime")!.status).toBe("fail");
   expect(checks.find((c) => c.name === "speech recognition")).toMatchObject({ status: "ok", data: { engine: "whisper-cpp-in-process", reason: "no speech runtime installed: whisper.cpp in-process, no Python needed", inProcess: { available: true } } });
 }, 60_000);
@@ -79,8 +80,9 @@ test("process: clips, notes and a transcript of the phone call, recognised in-pr
   expect(job.clips).toHaveLength(1);
   for (const f of Object.values(job.clips[0].rendered_urls) as string[]) expect(existsSync(join(out, f))).toBe(true);
   const transcript = JSON.parse(readFileSync(join(out, "transcript.json"), "utf8"));
-  // Without the speech runtime the neural speaker embeddings cannot run: the MFCC clustering stands in (and says so).
-  expect(job.engine.asr).toBe("whisper.cpp whisper-tiny.en-ggml-q8_0 in-process + silero-vad v5 in-process + MFCC speaker clustering");
+  // Without the speech runtime the neural speaker models still run, in-process, from the verified PyTorch checkpoints.
+  expect(job.engine.asr).toBe("whisper.cpp whisper-tiny.en-ggml-q8_0 in-process + silero-vad v5 in-process + CAM++ speaker embeddings (campplus-zh-en) in-process + pyannote segmentation-3.0 speech and overlap in-process");
+  expect(new Set(transcript.words.map((w: { speaker: string }) => w.speaker))).toEqual(new Set(["Speaker 1", "Speaker 2"]));
   expect(transcript.words.map((w: { word: string }) => w.word).join(" ")).toContain("This is Diane in New Jersey");
   expect(existsSync(join(models, "whisper-tiny.en-ggml-q8_0", "ggml-tiny.en-q8_0.bin"))).toBe(true);
 }, 300_000);

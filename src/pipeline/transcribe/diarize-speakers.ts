@@ -1,16 +1,15 @@
 /**
- * Chooses and runs the diarizer: neural speaker embeddings (CAM++ in the speech runtime) when their
- * verified model is present, otherwise the MFCC clustering, with a warning saying why. With the verified
- * segmentation model too, its speech joins the VAD's and its overlapped speech gets a second speaker.
+ * Chooses and runs the diarizer: neural speaker embeddings (CAM++, in-process or in the speech
+ * runtime: speaker-engine.ts) when their verified model is present, otherwise the MFCC clustering, with
+ * a warning saying why. With the verified segmentation model too, its speech joins the VAD's and its
+ * overlapped speech gets a second speaker.
  */
-import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { log } from "../../log.ts";
-import { runWorker } from "../../inference/speech-runtime.ts";
 import { ModelNotAvailableError, resolveModel } from "../../models/store.ts";
 import type { PcmSource } from "../../media/wav.ts";
 import { diarizeWords, speakerTimeline, type SpeakerTurn } from "./diarize.ts";
 import { diarizeFromEmbeddings, embeddingWindows, type Window } from "./diarize-embeddings.ts";
+import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings, type SpeakerEngineChoice, type SpeakerEnginePlan } from "./speaker-engine.ts";
 import { mergeRegions, speechRegions, type Region, type VadOptions } from "./vad.ts";
 
 export const SPEAKER_EMBEDDING_MODEL = "campplus-zh-en";
@@ -43,6 +42,8 @@ export interface LabelSpeakersInput {
   /** "mfcc" skips the embedding model (benchmarks compare the two). */
   diarizer?: "auto" | "mfcc";
   modelsDir?: string;
+  /** Where the neural models run (default: CLIPYARD_SPEAKER_ENGINE). */
+  engine?: SpeakerEngineChoice;
   signal?: AbortSignal;
 }
 
@@ -59,17 +60,11 @@ function mfccLabels(input: LabelSpeakersInput, warning?: string): SpeakerLabels 
 const SEGMENTATION_SPEECH: VadOptions = { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.3, minSpeechSeconds: 0.2, padSeconds: 0.05 };
 const SEGMENTATION_OVERLAP: VadOptions = { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.1, minSpeechSeconds: 0.1, padSeconds: 0 };
 
-interface Segmentation {
-  frame_seconds: number;
-  speech: number[];
-  overlap: number[];
-}
-
 /**
  * Speech the segmentation model hears (trained on far-field meetings, it finds quiet speakers Silero
  * misses) and where two people talk at once; or the reason when its model is not verified.
  */
-async function segment(input: LabelSpeakersInput): Promise<{ speech: Region[]; overlaps: Region[] } | { reason: string }> {
+async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[] } | { reason: string }> {
   let modelPath: string;
   try {
     modelPath = resolveModel(SEGMENTATION_MODEL, input.modelsDir);
@@ -77,33 +72,9 @@ async function segment(input: LabelSpeakersInput): Promise<{ speech: Region[]; o
     if (!(err instanceof ModelNotAvailableError)) throw err;
     return { reason: err.message };
   }
-  let seg: Segmentation | undefined;
-  await runWorker(
-    ["segment", "--model", modelPath, "--audio", input.wav],
-    (m) => {
-      if (m.segmentation) seg = m.segmentation as Segmentation;
-    },
-    input.signal,
-  );
-  if (!seg) throw new Error("segmentation worker returned no probabilities");
+  const seg = await segmentationProbabilities(plan, modelPath, input.wav, input.audio, input.signal);
   const duration = input.audio.length / input.audio.sampleRate;
   return { speech: speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH), overlaps: speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP) };
-}
-
-async function embed(modelPath: string, windows: Window[], input: LabelSpeakersInput): Promise<number[][]> {
-  let embeddings: number[][] | undefined;
-  // A file, not an argument: an episode's windows outgrow the kernel's limit on one argument (128 KiB).
-  const windowsFile = join(dirname(input.wav), "speaker-windows.json");
-  writeFileSync(windowsFile, JSON.stringify(windows.map((w) => [w.start, w.end])));
-  await runWorker(
-    ["speakers", "--model", modelPath, "--audio", input.wav, "--windows-file", windowsFile],
-    (m) => {
-      if (Array.isArray(m.embeddings)) embeddings = m.embeddings as number[][];
-    },
-    input.signal,
-  );
-  if (!embeddings || embeddings.length !== windows.length) throw new Error(`speaker worker returned ${embeddings?.length ?? 0} embeddings for ${windows.length} windows`);
-  return embeddings;
 }
 
 const fallbackWarning = (why: string) => `speaker labels from MFCC clustering, not neural speaker embeddings: ${why}`;
@@ -118,16 +89,20 @@ export async function labelSpeakers(input: LabelSpeakersInput): Promise<SpeakerL
     log.warn("speaker embedding model unavailable; using MFCC clustering", { reason: err.message });
     return mfccLabels(input, fallbackWarning(err.message));
   }
+  // Outside the fallback below: CLIPYARD_SPEAKER_ENGINE=onnxruntime that cannot load fails the job, as asked.
+  const plan = await planSpeakerEngine(input.engine);
+  const where = plan.engine === "onnxruntime-node" ? " in-process" : "";
+  if (!where) log.info("speaker models run in the Python speech worker", { reason: plan.reason });
   try {
-    const seg = await segment(input);
+    const seg = await segment(input, plan);
     const regions = "reason" in seg ? input.regions : mergeRegions([...input.regions, ...seg.speech]);
     const overlaps = "reason" in seg ? [] : seg.overlaps;
     const windows = embeddingWindows(regions);
-    const engine = `CAM++ speaker embeddings (${SPEAKER_EMBEDDING_MODEL})${"reason" in seg ? "" : ` + pyannote segmentation-3.0 speech and overlap`}`;
+    const engine = `CAM++ speaker embeddings (${SPEAKER_EMBEDDING_MODEL})${where}${"reason" in seg ? "" : ` + pyannote segmentation-3.0 speech and overlap${where}`}`;
     const warning = "reason" in seg ? `overlapping speech not detected and quiet speech left to the VAD: ${seg.reason}` : undefined;
     if ("reason" in seg) log.warn("segmentation model unavailable; diarizing without overlap detection", { reason: seg.reason });
     if (!windows.length) return { speakers: input.words.map(() => "Speaker 1"), turns: [], activity: [], engine, warning };
-    const r = diarizeFromEmbeddings(regions, windows, await embed(modelPath, windows, input), input.words, { numSpeakers: input.numSpeakers }, overlaps);
+    const r = diarizeFromEmbeddings(regions, windows, await speakerEmbeddings(plan, modelPath, input.wav, input.audio, windows.map((w) => [w.start, w.end]), input.signal), input.words, { numSpeakers: input.numSpeakers }, overlaps);
     return { ...r, engine, warning };
   } catch (err) {
     // Speaker labels are worth less than the transcript: a failing model run degrades, it does not fail the job.

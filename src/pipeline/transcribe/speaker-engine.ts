@@ -1,0 +1,117 @@
+/**
+ * Where the neural parts of diarization (pyannote segmentation-3.0 and CAM++ speaker embeddings) run:
+ * in this process through onnxruntime-node when it loads, else in the Python speech worker. Both read
+ * the same verified PyTorch checkpoints and compute the same network (test/e2e/speaker-engines.test.ts),
+ * so the choice changes cost and dependencies (the executable diarizes without Python), not the result.
+ */
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { CamPlusPlus } from "../../inference/campplus.ts";
+import { loadOnnxRuntime, type Ort } from "../../inference/onnx-runtime.ts";
+import { Segmentation, type SegmentationProbabilities } from "../../inference/segmentation.ts";
+import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime.ts";
+import { pcmSource, type PcmSource } from "../../media/wav.ts";
+
+export type SpeakerEngine = "onnxruntime-node" | "python-worker";
+
+/** `CLIPYARD_SPEAKER_ENGINE`: auto (in-process when it loads), onnxruntime (in-process or fail), python. */
+export type SpeakerEngineChoice = "auto" | "onnxruntime" | "python";
+
+export function speakerEngineChoice(env: Record<string, string | undefined> = process.env): SpeakerEngineChoice {
+  const v = env.CLIPYARD_SPEAKER_ENGINE ?? "auto";
+  if (v === "auto" || v === "onnxruntime" || v === "python") return v;
+  throw new Error(`CLIPYARD_SPEAKER_ENGINE must be auto, onnxruntime or python (got '${v}')`);
+}
+
+export interface SpeakerEnginePlan {
+  engine: SpeakerEngine;
+  /** Why this engine: what loaded, or why the in-process one did not. */
+  reason: string;
+  ort?: Ort;
+}
+
+/** Which engine speaker models run on now, and why; throws only when `onnxruntime` was asked for and cannot load. */
+export async function planSpeakerEngine(choice: SpeakerEngineChoice = speakerEngineChoice()): Promise<SpeakerEnginePlan> {
+  if (choice === "python") return { engine: "python-worker", reason: "CLIPYARD_SPEAKER_ENGINE=python" };
+  const loaded = await loadOnnxRuntime();
+  if (loaded.ok) return { engine: "onnxruntime-node", reason: `onnxruntime-node ${loaded.version} loaded in-process`, ort: loaded.ort };
+  if (choice === "onnxruntime") throw new Error(`CLIPYARD_SPEAKER_ENGINE=onnxruntime but ${loaded.reason}`);
+  return { engine: "python-worker", reason: loaded.reason };
+}
+
+/** Segmentation probabilities of the 16 kHz WAV at `wav` (whose samples `audio` reads). */
+export async function segmentationProbabilities(plan: SpeakerEnginePlan, modelPath: string, wav: string, audio: PcmSource, signal?: AbortSignal): Promise<SegmentationProbabilities> {
+  if (plan.ort) {
+    const seg = await Segmentation.open(plan.ort, modelPath);
+    try {
+      return await seg.probabilities(audio, 5, undefined, signal);
+    } finally {
+      await seg.close();
+    }
+  }
+  let out: SegmentationProbabilities | undefined;
+  await runWorker(["segment", "--model", modelPath, "--audio", wav], (m) => {
+    if (m.segmentation) out = m.segmentation as SegmentationProbabilities;
+  }, signal);
+  if (!out) throw new SpeechWorkerError("segmentation worker returned no probabilities");
+  return out;
+}
+
+/** One 192-dim CAM++ embedding per [start, end] window (seconds). */
+export async function speakerEmbeddings(plan: SpeakerEnginePlan, modelPath: string, wav: string, audio: PcmSource, windows: [number, number][], signal?: AbortSignal): Promise<number[][]> {
+  let embeddings: number[][] | undefined;
+  if (plan.ort) {
+    const cam = await CamPlusPlus.open(plan.ort, modelPath);
+    try {
+      embeddings = await cam.embed(audio, windows, signal);
+    } finally {
+      await cam.close();
+    }
+  } else {
+    // A file, not an argument: an episode's windows outgrow the kernel's limit on one argument (128 KiB).
+    const windowsFile = join(dirname(wav), "speaker-windows.json");
+    writeFileSync(windowsFile, JSON.stringify(windows));
+    await runWorker(["speakers", "--model", modelPath, "--audio", wav, "--windows-file", windowsFile], (m) => {
+      if (Array.isArray(m.embeddings)) embeddings = m.embeddings as number[][];
+    }, signal);
+  }
+  if (!embeddings || embeddings.length !== windows.length) throw new Error(`speaker model returned ${embeddings?.length ?? 0} embeddings for ${windows.length} windows`);
+  return embeddings;
+}
+
+export interface SpeakerEngineCheck {
+  engine: SpeakerEngine;
+  reason: string;
+  /** Set when the in-process engine ran the verified CAM++ model (on one second of a tone). */
+  ran?: { embeddings: number; seconds: number };
+  error?: string;
+  /** The error fails jobs (an engine asked for cannot load), rather than degrading them to MFCC clustering. */
+  fatal?: boolean;
+}
+
+/** For `clipyard doctor`: which engine speaker embeddings use and why, proven for the in-process one by running it. */
+export async function checkSpeakerEngine(campplusPath: string | undefined): Promise<SpeakerEngineCheck> {
+  let plan: SpeakerEnginePlan;
+  try {
+    plan = await planSpeakerEngine();
+  } catch (err) {
+    return { engine: "onnxruntime-node", reason: (err as Error).message, error: (err as Error).message, fatal: true };
+  }
+  const { ort, ...rest } = plan;
+  if (!ort || !campplusPath) return rest;
+  const t0 = performance.now();
+  try {
+    const cam = await CamPlusPlus.open(ort, campplusPath);
+    try {
+      // A tone, not silence: all-zero frames make every fbank bin the same constant.
+      const samples = Float32Array.from({ length: 16000 }, (_, i) => 0.1 * Math.sin((2 * Math.PI * 220 * i) / 16000));
+      const e = await cam.embed(pcmSource({ samples, sampleRate: 16000 }), [[0, 1]]);
+      if (!e[0]?.every(Number.isFinite)) throw new Error("the embedding is not finite");
+      return { ...rest, ran: { embeddings: e.length, seconds: (performance.now() - t0) / 1000 } };
+    } finally {
+      await cam.close();
+    }
+  } catch (err) {
+    return { ...rest, error: `CAM++ did not run in-process: ${(err as Error).message}` };
+  }
+}
