@@ -37,8 +37,8 @@ test("clipyard process writes clips in both formats, notes, transcript and job.j
     stderr: "pipe",
   });
   const stderr = await new Response(proc.stderr).text();
-  expect(await proc.exited).toBe(0);
-  expect(stderr).toMatch(/done in [\d.]+ s: 1 clips/);
+  // The whole stderr in the failure, so a failed run says why.
+  expect({ code: await proc.exited, stderr }).toMatchObject({ code: 0, stderr: expect.stringMatching(/done in [\d.]+ s: 1 clips/) });
   const job = JSON.parse(readFileSync(join(out, "job.json"), "utf8"));
   expect(job.clips).toHaveLength(1);
   const clip = job.clips[0];
