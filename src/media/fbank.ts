@@ -4,6 +4,8 @@
  * dither, then each bin's mean over the window removed. The same computation as `fbank()` in the
  * speech worker (src/inference/python/asr_worker.py), in float64 like its numpy code.
  */
+import { fftInPlace } from "./fft.ts";
+
 export const FBANK_SAMPLE_RATE = 16000;
 const FRAME = 400;
 const SHIFT = 160;
@@ -43,39 +45,12 @@ const BANKS: { first: number; weights: Float64Array }[] = (() => {
 
 const WINDOW = Float64Array.from({ length: FRAME }, (_, i) => (0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (FRAME - 1))) ** 0.85);
 
-// Radix-2 FFT tables for N_FFT points.
-const LOG2N = Math.log2(N_FFT);
-const REV = Uint16Array.from({ length: N_FFT }, (_, i) => {
-  let r = 0;
-  for (let b = 0; b < LOG2N; b++) if (i & (1 << b)) r |= 1 << (LOG2N - 1 - b);
-  return r;
-});
-const COS = Float64Array.from({ length: N_FFT / 2 }, (_, i) => Math.cos((-2 * Math.PI * i) / N_FFT));
-const SIN = Float64Array.from({ length: N_FFT / 2 }, (_, i) => Math.sin((-2 * Math.PI * i) / N_FFT));
-
 /** |FFT(frame zero-padded to N_FFT)|^2 for bins 0..N_BINS-1 into `power` (re, im are scratch). */
 function powerSpectrum(frame: Float64Array, re: Float64Array, im: Float64Array, power: Float64Array): void {
   re.fill(0);
   im.fill(0);
-  for (let i = 0; i < FRAME; i++) re[REV[i]!] = frame[i]!;
-  for (let size = 2; size <= N_FFT; size <<= 1) {
-    const half = size >> 1;
-    const step = N_FFT / size;
-    for (let start = 0; start < N_FFT; start += size) {
-      for (let j = 0; j < half; j++) {
-        const a = start + j;
-        const b = a + half;
-        const c = COS[j * step]!;
-        const s = SIN[j * step]!;
-        const tr = re[b]! * c - im[b]! * s;
-        const ti = re[b]! * s + im[b]! * c;
-        re[b] = re[a]! - tr;
-        im[b] = im[a]! - ti;
-        re[a] = re[a]! + tr;
-        im[a] = im[a]! + ti;
-      }
-    }
-  }
+  re.set(frame.subarray(0, FRAME));
+  fftInPlace(re, im);
   for (let k = 0; k < N_BINS; k++) power[k] = re[k]! * re[k]! + im[k]! * im[k]!;
 }
 

@@ -9,6 +9,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openWav } from "../../src/media/wav.ts";
+import { cosine } from "../../src/pipeline/vector-math.ts";
 import { resolveModel } from "../../src/models/store.ts";
 import { labelSpeakers, SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize-speakers.ts";
 import { embeddingWindows } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
@@ -24,18 +25,6 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const CALL = join(work, "two_speakers_call.wav");
 copyFileSync(join(SHARED_MEDIA, "two_speakers_call.wav"), CALL);
 const SLOW = 180_000;
-
-const cosine = (a: number[], b: number[]) => {
-  let d = 0;
-  let x = 0;
-  let y = 0;
-  for (let i = 0; i < a.length; i++) {
-    d += a[i]! * b[i]!;
-    x += a[i]! * a[i]!;
-    y += b[i]! * b[i]!;
-  }
-  return d / Math.sqrt(x * y);
-};
 
 describe("speaker models: in-process equals the Python worker", () => {
   test("CAM++: every window's embedding at cosine >= 0.999 to the worker's", async () => {

@@ -2,46 +2,12 @@
  * Acoustic features for speaker clustering: MFCCs from a log-mel filterbank. Pure numeric code, no
  * model: speaker identity shows in the spectral envelope, which cepstra summarise.
  */
+import { fftInPlace } from "../../media/fft.ts";
 import type { PcmSource } from "../../media/wav.ts";
 
 export const FRAME_HOP_SECONDS = 0.01;
 const WIN_SECONDS = 0.025;
 const N_FFT = 512;
-
-function fftInPlace(re: Float64Array, im: Float64Array): void {
-  const n = re.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      [re[i], re[j]] = [re[j]!, re[i]!];
-      [im[i], im[j]] = [im[j]!, im[i]!];
-    }
-  }
-  for (let len = 2; len <= n; len <<= 1) {
-    const ang = (-2 * Math.PI) / len;
-    const wr = Math.cos(ang);
-    const wi = Math.sin(ang);
-    for (let i = 0; i < n; i += len) {
-      let cr = 1;
-      let ci = 0;
-      for (let k = 0; k < len / 2; k++) {
-        const a = i + k;
-        const b = a + len / 2;
-        const tr = re[b]! * cr - im[b]! * ci;
-        const ti = re[b]! * ci + im[b]! * cr;
-        re[b] = re[a]! - tr;
-        im[b] = im[a]! - ti;
-        re[a] = re[a]! + tr;
-        im[a] = im[a]! + ti;
-        const ncr = cr * wr - ci * wi;
-        ci = cr * wi + ci * wr;
-        cr = ncr;
-      }
-    }
-  }
-}
 
 const hzToMel = (f: number) => 2595 * Math.log10(1 + f / 700);
 const melToHz = (m: number) => 700 * (10 ** (m / 2595) - 1);
