@@ -7,36 +7,25 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CamPlusPlus } from "../../inference/campplus.ts";
-import { loadOnnxRuntime, type Ort } from "../../inference/onnx-runtime.ts";
 import { Segmentation, type SegmentationProbabilities } from "../../inference/segmentation.ts";
 import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime.ts";
 import { pcmSource, type PcmSource } from "../../media/wav.ts";
+import { inProcessChoice, planInProcess, type InProcessChoice, type InProcessEngine, type InProcessPlan } from "./in-process-engine.ts";
 
-export type SpeakerEngine = "onnxruntime-node" | "python-worker";
+export type SpeakerEngine = InProcessEngine;
 
 /** `CLIPYARD_SPEAKER_ENGINE`: auto (in-process when it loads), onnxruntime (in-process or fail), python. */
-export type SpeakerEngineChoice = "auto" | "onnxruntime" | "python";
+export type SpeakerEngineChoice = InProcessChoice;
 
 export function speakerEngineChoice(env: Record<string, string | undefined> = process.env): SpeakerEngineChoice {
-  const v = env.CLIPYARD_SPEAKER_ENGINE ?? "auto";
-  if (v === "auto" || v === "onnxruntime" || v === "python") return v;
-  throw new Error(`CLIPYARD_SPEAKER_ENGINE must be auto, onnxruntime or python (got '${v}')`);
+  return inProcessChoice("CLIPYARD_SPEAKER_ENGINE", env);
 }
 
-export interface SpeakerEnginePlan {
-  engine: SpeakerEngine;
-  /** Why this engine: what loaded, or why the in-process one did not. */
-  reason: string;
-  ort?: Ort;
-}
+export type SpeakerEnginePlan = InProcessPlan;
 
 /** Which engine speaker models run on now, and why; throws only when `onnxruntime` was asked for and cannot load. */
-export async function planSpeakerEngine(choice: SpeakerEngineChoice = speakerEngineChoice()): Promise<SpeakerEnginePlan> {
-  if (choice === "python") return { engine: "python-worker", reason: "CLIPYARD_SPEAKER_ENGINE=python" };
-  const loaded = await loadOnnxRuntime();
-  if (loaded.ok) return { engine: "onnxruntime-node", reason: `onnxruntime-node ${loaded.version} loaded in-process`, ort: loaded.ort };
-  if (choice === "onnxruntime") throw new Error(`CLIPYARD_SPEAKER_ENGINE=onnxruntime but ${loaded.reason}`);
-  return { engine: "python-worker", reason: loaded.reason };
+export function planSpeakerEngine(choice: SpeakerEngineChoice = speakerEngineChoice()): Promise<SpeakerEnginePlan> {
+  return planInProcess("CLIPYARD_SPEAKER_ENGINE", choice);
 }
 
 /** Segmentation probabilities of the 16 kHz WAV at `wav` (whose samples `audio` reads). */

@@ -4,20 +4,19 @@
  * (test/e2e/vad-engines.test.ts), so the choice changes cost and dependencies, never the result.
  */
 import { pcmSource, type PcmSource } from "../../media/wav.ts";
-import { loadOnnxRuntime, type Ort } from "../../inference/onnx-runtime.ts";
+import type { Ort } from "../../inference/onnx-runtime.ts";
 import { SILERO_SAMPLE_RATE, SileroVad, type SpeechProbabilities } from "../../inference/silero-vad.ts";
 import { runWorker, SpeechWorkerError, type WorkerUsage } from "../../inference/speech-runtime.ts";
+import { inProcessChoice, planInProcess, type InProcessChoice, type InProcessEngine } from "./in-process-engine.ts";
 import { log } from "../../log.ts";
 
-export type VadEngine = "onnxruntime-node" | "python-worker";
+export type VadEngine = InProcessEngine;
 
 /** `CLIPYARD_VAD_ENGINE`: auto (in-process when it loads), onnxruntime (in-process or fail), python. */
-export type VadEngineChoice = "auto" | "onnxruntime" | "python";
+export type VadEngineChoice = InProcessChoice;
 
 export function vadEngineChoice(env: Record<string, string | undefined> = process.env): VadEngineChoice {
-  const v = env.CLIPYARD_VAD_ENGINE ?? "auto";
-  if (v === "auto" || v === "onnxruntime" || v === "python") return v;
-  throw new Error(`CLIPYARD_VAD_ENGINE must be auto, onnxruntime or python (got '${v}')`);
+  return inProcessChoice("CLIPYARD_VAD_ENGINE", env);
 }
 
 export interface VadEnginePlan {
@@ -26,13 +25,7 @@ export interface VadEnginePlan {
   reason: string;
 }
 
-async function choose(choice: VadEngineChoice): Promise<VadEnginePlan & { ort?: Ort }> {
-  if (choice === "python") return { engine: "python-worker", reason: "CLIPYARD_VAD_ENGINE=python" };
-  const loaded = await loadOnnxRuntime();
-  if (loaded.ok) return { engine: "onnxruntime-node", reason: `onnxruntime-node ${loaded.version} loaded in-process`, ort: loaded.ort };
-  if (choice === "onnxruntime") throw new Error(`CLIPYARD_VAD_ENGINE=onnxruntime but ${loaded.reason}`);
-  return { engine: "python-worker", reason: loaded.reason };
-}
+const choose = (choice: VadEngineChoice): Promise<VadEnginePlan & { ort?: Ort }> => planInProcess("CLIPYARD_VAD_ENGINE", choice);
 
 /** Which engine a VAD run would use now, and why (for `clipyard doctor`). */
 export async function planVadEngine(choice: VadEngineChoice = vadEngineChoice()): Promise<VadEnginePlan> {
