@@ -1,8 +1,8 @@
 /**
  * What a producer pastes beside a clip when posting it: a title (≤ 70 characters), a one- or
  * two-sentence description and 3-5 hashtags. Extractive like the rest of the stage: the title is
- * the clip's own question or its main topic, the description is said in the clip, the hashtags
- * are its topics, the show's name and its category.
+ * the clip's own question, its strongest line or its main topic, the description is said in the
+ * clip, the hashtags are its topics, the show's name and its most repeated nouns.
  */
 import { standaloneUnits } from "./copy-units.ts";
 import { textSentences } from "./editorial-check.ts";
@@ -112,7 +112,6 @@ function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: 
     for (const x of p.terms) covered.add(x);
   }
   if (show) add(hashtag(show));
-  add(hashtag(c.category.replace("_", " ")));
   // Too few topics in a short clip: its most repeated content words fill the set.
   if (out.length < MIN_HASHTAGS) {
     const counts = new Map<string, { n: number; text: string }>();
@@ -124,8 +123,14 @@ function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: 
           counts.set(tok.norm, e);
         }
     // A word already inside a tag ("Jersey" in "#NewJersey") adds nothing.
-    for (const e of [...counts.values()].sort((x, y) => y.n - x.n)) if (!out.some((x) => x.toLowerCase().includes(e.text.toLowerCase()))) add(hashtag(e.text));
+    // Only up to the minimum: three tags on the subject beat five with filler nouns.
+    for (const e of [...counts.values()].sort((x, y) => y.n - x.n)) {
+      if (out.length >= MIN_HASHTAGS) break;
+      if (!out.some((x) => x.toLowerCase().includes(e.text.toLowerCase()))) add(hashtag(e.text));
+    }
   }
+  // The ranker's category ("#Insight", "#HotTake") reads as a machine's label: only when nothing said fills the set.
+  if (out.length < MIN_HASHTAGS) add(hashtag(c.category.replace("_", " ")));
   if (out.length < MIN_HASHTAGS) add("#Podcast");
   if (out.length < MIN_HASHTAGS) add("#Clip");
   return out;
