@@ -14,7 +14,7 @@ import { resolveModel } from "../../src/models/store.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { runWorker } from "../../src/inference/speech-runtime.ts";
 import { embeddingWindows } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
-import { SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize-speakers.ts";
+import { SEGMENTATION_MODEL, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize-speakers.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
 import { mergeRegions, speechRegions } from "../../src/pipeline/transcribe/vad.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
@@ -44,7 +44,7 @@ for (const file of files) {
   // The windows the diarizer would embed, computed once so both engines embed the same ones.
   const vad = await speechProbabilities(file, audio, resolveModel("silero-vad"));
   const seg0 = await segmentationProbabilities(onnx, segModel, file, audio);
-  const regions = mergeRegions([...speechRegions(vad.probs, vad.frame_seconds, duration), ...speechRegions(seg0.speech, seg0.frame_seconds, duration, { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.3, minSpeechSeconds: 0.2, padSeconds: 0.05 })]);
+  const regions = mergeRegions([...speechRegions(vad.probs, vad.frame_seconds, duration), ...speechRegions(seg0.speech, seg0.frame_seconds, duration, SEGMENTATION_SPEECH)]);
   const windows = embeddingWindows(regions).map((w): [number, number] => [w.start, w.end]);
 
   const segIn = await inProcess(() => segmentationProbabilities(onnx, segModel, file, audio));

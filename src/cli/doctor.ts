@@ -181,7 +181,7 @@ async function speakerCheck(pythonReady: boolean): Promise<Check> {
 /**
  * Which recogniser a job will run and why (chooseAsrEngine, the job's own choice): CTranslate2 in the
  * Python worker when the runtime is installed, whisper.cpp in-process when it is not (or when
- * CLIPYARD_ASR_ENGINE says so), which hears the same words at 4-9x the CPU time (docs/pipeline.md).
+ * CLIPYARD_ASR_ENGINE says so), which hears nearly the same words at 4-9x the CPU time (docs/pipeline.md).
  */
 function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Check {
   const name = "speech recognition";

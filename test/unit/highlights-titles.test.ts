@@ -42,6 +42,8 @@ describe("title case and phrases", () => {
     expect(ranked.indexOf("bees")).toBeLessThan(ranked.indexOf("bus"));
     const flipped = rankTitlePhrases(texts, nlps, { weight: topicWeight(new Map([["bees", 0.2], ["bus", 0.6]])) }).map((p) => p.text);
     expect(flipped.indexOf("bus")).toBeLessThan(flipped.indexOf("bees"));
+    // Nothing embedded: recurrence alone.
+    expect(topicWeight(new Map())({ text: "bees", terms: ["bees"] })).toBe(1);
   });
 
   test("the show's name, and the recogniser's tries at it, are not something the episode mentions", () => {

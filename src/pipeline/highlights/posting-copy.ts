@@ -71,12 +71,12 @@ function headline(a: EpisodeAnalysis, c: Candidate, avoid: Set<string>, counts: 
 }
 
 /** `taken`: titles of the job's other clips, so two clips are never posted under one title. */
-function clipTitle(a: EpisodeAnalysis, c: Candidate, hook: string, avoid: Set<string>, taken: Set<string>): string {
+function clipTitle(a: EpisodeAnalysis, c: Candidate, hook: string, avoid: Set<string>, counts: Map<string, number>, taken: Set<string>): string {
   const free = (x: string) => x.length <= CLIP_TITLE_MAX_CHARS && !taken.has(x.toLowerCase());
   // A clip that opens on a short question is titled by it: it is what the clip answers.
   const sentences = textSentences(hook);
   if (sentences.length === 1 && hook.endsWith("?") && free(titleCase(hook))) return titleCase(hook);
-  const line = headline(a, c, avoid, termCounts(a.nlp), free);
+  const line = headline(a, c, avoid, counts, free);
   if (line) return line;
   const texts = a.sentences.slice(c.first, c.last + 1).map((s) => s.text);
   const fits = rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid })
@@ -95,14 +95,13 @@ function description(t: Transcript, a: EpisodeAnalysis, c: Candidate, quote: str
   return speaker ? `${speaker}: ${body}` : body;
 }
 
-function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: Set<string>): string[] {
+function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: Set<string>, counts: Map<string, number>): string[] {
   const out: string[] = [];
   const add = (tag: string | null) => {
     if (tag && out.length < MAX_HASHTAGS && !out.some((x) => x.toLowerCase() === tag.toLowerCase())) out.push(tag);
   };
   const texts = a.sentences.slice(c.first, c.last + 1).map((s) => s.text);
   const covered = new Set<string>();
-  const counts = termCounts(a.nlp);
   // Topics of the episode that the clip touches (a term said more than once), not its one-off phrases.
   for (const p of rankTitlePhrases(texts, a.nlp.slice(c.first, c.last + 1), { avoid, counts })) {
     if (out.length >= MAX_HASHTAGS - 2) break;
@@ -140,7 +139,9 @@ function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: 
 export function postingCopy(t: Transcript, a: EpisodeAnalysis, c: Candidate, hook: string, quote: string, taken: Set<string>): PostingCopy {
   const texts = a.sentences.map((s) => s.text);
   const avoid = nonTopicTerms(texts, t.speakerNames);
-  const title = clipTitle(a, c, hook, avoid, taken);
+  // How often the episode says each term: what the title and the hashtags both judge a subject by.
+  const counts = termCounts(a.nlp);
+  const title = clipTitle(a, c, hook, avoid, counts, taken);
   taken.add(title.toLowerCase());
-  return { title, description: description(t, a, c, quote), hashtags: hashtags(a, c, showName(texts.slice(0, 3)), avoid) };
+  return { title, description: description(t, a, c, quote), hashtags: hashtags(a, c, showName(texts.slice(0, 3)), avoid, counts) };
 }

@@ -20,7 +20,7 @@ export interface ShowNotesOptions {
   chapterTitles?: string[];
   /**
    * How close each candidate topic phrase (lower case) is to the episode as a whole, 0..1: the cosine
-   * of its sentence embedding with the mean of the episode's (topicCentrality in plan.ts). Without it
+   * of its sentence embedding with the sum of the episode's (topicCentrality in plan.ts). Without it
    * topics are ranked by recurrence alone.
    */
   topicCentrality?: ReadonlyMap<string, number>;
@@ -60,6 +60,8 @@ function listJoin(items: string[]): string {
  * embedded (below the candidates' cut) weigh as the least central one that was.
  */
 export function topicWeight(centrality: ReadonlyMap<string, number>): (p: TitlePhrase) => number {
+  // Nothing was embedded (no candidates): recurrence alone, as without embeddings.
+  if (!centrality.size) return () => 1;
   const floor = Math.max(0.05, Math.min(...centrality.values()));
   return (p) => Math.max(floor, centrality.get(p.text.toLowerCase()) ?? floor) ** 2;
 }
@@ -225,7 +227,6 @@ interface Mentions {
   resources: string[];
 }
 
-/** Capitalised proper-noun spans and wink's URL/email/hashtag/mention entities. */
 /** Edit distance between two strings (insertions, deletions, substitutions). */
 function editDistance(x: string, y: string): number {
   let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
@@ -248,6 +249,7 @@ export function soundsLikeShow(mention: string, show: string | null): boolean {
   return m.length > 0 && editDistance(m, s) <= 0.4 * Math.max(m.length, s.length);
 }
 
+/** Capitalised proper-noun spans and wink's URL/email/hashtag/mention entities. */
 export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
   // The show is not something the episode mentions: it is the episode.
   const show = showName(a.sentences.slice(0, 3).map((s) => s.text));

@@ -57,7 +57,7 @@ function mfccLabels(input: LabelSpeakersInput, warning?: string): SpeakerLabels 
 }
 
 /** Speech and overlap from the segmentation model's frame probabilities: the VAD's hysteresis, finer pauses. */
-const SEGMENTATION_SPEECH: VadOptions = { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.3, minSpeechSeconds: 0.2, padSeconds: 0.05 };
+export const SEGMENTATION_SPEECH: VadOptions = { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.3, minSpeechSeconds: 0.2, padSeconds: 0.05 };
 const SEGMENTATION_OVERLAP: VadOptions = { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.1, minSpeechSeconds: 0.1, padSeconds: 0 };
 
 /**

@@ -29,8 +29,8 @@ export interface AsrEngineChoice {
 }
 
 /**
- * Which recogniser runs `model`. With `auto`, CTranslate2 whenever the speech runtime is there (same
- * words as whisper.cpp at a fraction of the CPU, and CUDA on a GPU machine), else whisper.cpp in this
+ * Which recogniser runs `model`. With `auto`, CTranslate2 whenever the speech runtime is there (the
+ * same or slightly better words than whisper.cpp at a fraction of the CPU, and CUDA on a GPU machine), else whisper.cpp in this
  * process, so the single executable transcribes with no Python at all; with neither, CTranslate2, whose
  * error says how to install the runtime.
  */
