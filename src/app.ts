@@ -33,7 +33,7 @@ export interface Appliance {
 
 /** The composition root: builds every service once and wires them together. */
 export function buildAppliance(config: Config, clock: Clock = systemClock): Appliance {
-  const db = openDb(config.dataDir);
+  const db = openDb(config);
   const shareSecret = installationSecret(db, "share_secret");
   const transitions = new JobTransitions(db, clock, shareSecret);
   const billing = new Billing(db, clock, loadBillingConfig());

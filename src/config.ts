@@ -20,6 +20,10 @@ const EnvSchema = z.object({
   CLIPYARD_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   CLIPYARD_HOST: z.string().default("127.0.0.1"),
   CLIPYARD_DATA_DIR: z.string().default("./data"),
+  CLIPYARD_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/[^/]/, "must be a postgres:// URL")
+    .optional(),
   CLIPYARD_PUBLIC_URL: z.string().url().optional(),
   CLIPYARD_TIME_SCALE: z.coerce.number().positive().default(1),
   CLIPYARD_ALLOW_PRIVATE_NETWORK: flag,
@@ -46,6 +50,8 @@ export type Config = {
   port: number;
   host: string;
   dataDir: string;
+  /** PostgreSQL for the appliance's state (a cluster of nodes shares it); absent: SQLite in dataDir. */
+  databaseUrl?: string;
   publicUrl: string;
   timeScale: number;
   allowPrivateNetwork: boolean;
@@ -85,6 +91,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.CLIPYARD_PORT,
     host,
     dataDir,
+    databaseUrl: e.CLIPYARD_DATABASE_URL,
     publicUrl: (e.CLIPYARD_PUBLIC_URL ?? `http://${displayHost}:${e.CLIPYARD_PORT}`).replace(/\/+$/, ""),
     timeScale: e.CLIPYARD_TIME_SCALE,
     allowPrivateNetwork: e.CLIPYARD_ALLOW_PRIVATE_NETWORK,

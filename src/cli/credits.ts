@@ -24,7 +24,7 @@ export default async function credits(argv: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return 2;
   }
-  const db = openDb(loadConfig().dataDir);
+  const db = openDb(loadConfig());
   try {
     const org = findOrgByName(db, opts.org);
     if (!org) {

@@ -99,7 +99,7 @@ async function checks(): Promise<Check[]> {
   out.push(yt.code === 0 ? { name: "yt-dlp", status: "ok", detail: yt.out } : { name: "yt-dlp", status: "warn", detail: "not installed: youtube_url jobs will fail with youtube_ingestion_failed" });
 
   try {
-    const db = openDb(config.dataDir);
+    const db = openDb(config);
     const integrity = (db.$client.query("PRAGMA quick_check").get() as { quick_check: string }).quick_check;
     db.$client.close();
     accessSync(config.dataDir, constants.W_OK);

@@ -29,7 +29,7 @@ export default async function feeds(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   const { opts, rest: positional } = parseArgs(rest);
   const config = loadConfig();
-  const db = openDb(config.dataDir);
+  const db = openDb(config);
   try {
     if (sub === "remove") {
       if (!positional[0]) return usage();

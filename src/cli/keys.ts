@@ -14,7 +14,7 @@ const USAGE = `usage:
 export default async function keys(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   const { opts, rest: positional } = parseArgs(rest);
-  const db = openDb(loadConfig().dataDir);
+  const db = openDb(loadConfig());
   try {
     switch (sub) {
       case "create": {

@@ -13,7 +13,7 @@ export default async function login(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const db = openDb(config.dataDir);
+  const db = openDb(config);
   try {
     const org = findOrgByName(db, opts.org.trim());
     if (!org) {

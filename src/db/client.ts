@@ -4,18 +4,45 @@ import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "./handle.ts";
 import { migrations } from "./migrations.ts";
+import { openPgClient, type PgClient } from "./postgres/client.ts";
 import { preparedOnce } from "./prepared.ts";
 import * as schema from "./schema.ts";
 
 export type { Db };
 
+/** Where the appliance keeps its state: SQLite in the data folder, or the PostgreSQL at databaseUrl. */
+export interface DbLocation {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
 /**
- * Opens (creating if needed) the appliance database in WAL mode with full fsync on commit, so a
- * `kill -9` never loses a committed state change, and brings its schema up to date.
+ * Opens (creating if needed) the appliance database and brings its schema up to date. SQLite runs in
+ * WAL mode with full fsync on commit, so a `kill -9` never loses a committed state change;
+ * PostgreSQL commits durably by default. Both run the same stores (docs/scale-out.md).
  */
-export function openDb(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  return openDbFile(join(dataDir, "clipyard.sqlite"));
+export function openDb(where: DbLocation): Db {
+  if (where.databaseUrl) return openPostgres(where.databaseUrl);
+  mkdirSync(where.dataDir, { recursive: true });
+  return openDbFile(join(where.dataDir, "clipyard.sqlite"));
+}
+
+function openPostgres(url: string): Db {
+  const client = openPgClient(url);
+  try {
+    client.migrate(migrations);
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+  // drizzle's SQLite builder over a client shaped like bun:sqlite's: one set of stores for both.
+  return drizzle({ client: client as unknown as Database, schema }) as Db;
+}
+
+/** The PostgreSQL client behind db, or undefined on SQLite. */
+export function postgresOf(db: Db): PgClient | undefined {
+  const client = db.$client as unknown as PgClient | Database;
+  return "dialect" in client && client.dialect === "postgres" ? client : undefined;
 }
 
 export function openDbFile(path: string): Db {
@@ -39,9 +66,30 @@ function migrate(sqlite: Database): void {
   }
 }
 
-/** Runs fn in one IMMEDIATE transaction (write lock taken up front, so check-then-write is atomic). */
+/**
+ * Runs fn in one IMMEDIATE transaction (write lock taken up front, so check-then-write is atomic).
+ * On PostgreSQL the lock is an advisory lock every node takes: the same guarantee across a cluster.
+ */
 export function tx<T>(db: Db, fn: () => T): T {
   return db.$client.transaction(fn).immediate();
+}
+
+/**
+ * The row-lock clause a claim's inner SELECT ends with: on PostgreSQL, rows another node is claiming
+ * right now are skipped instead of waited for (or lost to the other's guarded UPDATE); SQLite has one
+ * writer at a time and needs none. `of` names the table alias to lock when the SELECT joins.
+ */
+export function skipLocked(db: Db, of?: string): string {
+  return postgresOf(db) ? ` FOR UPDATE${of ? ` OF ${of}` : ""} SKIP LOCKED` : "";
+}
+
+/**
+ * Like tx, but on PostgreSQL serialised only with other transactions on the same key (a per-key
+ * advisory lock): for hot, independent state such as one API key's rate-limit window.
+ */
+export function keyedTx<T>(db: Db, key: string, fn: () => T): T {
+  const pg = postgresOf(db);
+  return pg ? pg.locked(key, fn) : tx(db, fn);
 }
 
 /**

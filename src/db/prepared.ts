@@ -16,11 +16,11 @@ export function preparedOnce<P>(build: (db: Db) => P): (db: Db) => P {
 }
 
 /**
- * `col AS colCamel, …` for every column of a drizzle table, so raw rows come back with drizzle's
- * field names and need no per-row mapping.
+ * `col AS "colCamel", …` for every column of a drizzle table, so raw rows come back with drizzle's
+ * field names and need no per-row mapping (quoted: PostgreSQL folds a bare alias to lower case).
  */
 export function camelColumns(table: SQLiteTable): string {
-  return getTableConfig(table).columns.map((c) => `${c.name} AS ${camel(c.name)}`).join(", ");
+  return getTableConfig(table).columns.map((c) => `${c.name} AS "${camel(c.name)}"`).join(", ");
 }
 
 const camelNames = new Map<string, string>();

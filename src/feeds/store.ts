@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Scope } from "../accounts/scope.ts";
-import type { Db } from "../db/client.ts";
+import { skipLocked, type Db } from "../db/client.ts";
 import { feedItems, feeds, type FeedItemRow, type FeedRow } from "../db/schema.ts";
 
 /**
@@ -50,7 +50,7 @@ export function claimDueFeeds(db: Db, owner: string, now: number, leaseMs: numbe
        WHERE id IN (
          SELECT id FROM feeds
          WHERE deleted_at IS NULL AND next_poll_at <= ?3 AND (lease_expires_at IS NULL OR lease_expires_at <= ?3)
-         ORDER BY next_poll_at LIMIT ?4
+         ORDER BY next_poll_at LIMIT ?4${skipLocked(db)}
        )
        RETURNING id`,
     )
@@ -60,7 +60,7 @@ export function claimDueFeeds(db: Db, owner: string, now: number, leaseMs: numbe
 
 export function nextFeedDueAt(db: Db): number | undefined {
   const row = db.$client
-    .query(`SELECT min(max(next_poll_at, coalesce(lease_expires_at, 0))) AS at FROM feeds WHERE deleted_at IS NULL`)
+    .query(`SELECT min(CASE WHEN lease_expires_at > next_poll_at THEN lease_expires_at ELSE next_poll_at END) AS at FROM feeds WHERE deleted_at IS NULL`)
     .get() as { at: number | null };
   return row.at ?? undefined;
 }

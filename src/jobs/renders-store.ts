@@ -1,6 +1,7 @@
-import { and, asc, eq, lt, or, sql } from "drizzle-orm";
+import { and, eq, or, sql } from "drizzle-orm";
 import type { Scope } from "../accounts/scope.ts";
-import type { Db } from "../db/client.ts";
+import { skipLocked, type Db } from "../db/client.ts";
+import { camelColumns, preparedOnce } from "../db/prepared.ts";
 import { clipRenders, type ClipRenderRow } from "../db/schema.ts";
 
 /** One small function per statement on clip_renders; state changes are guarded by the state they expect. */
@@ -13,18 +14,24 @@ export function renderByIdempotencyKey(db: Db, scope: Scope, key: string): ClipR
   return db.select().from(clipRenders).where(and(eq(clipRenders.orgId, scope.orgId), eq(clipRenders.env, scope.env), eq(clipRenders.idempotencyKey, key))).get();
 }
 
-/** Queued renders, or renders whose worker died (lease lapsed), oldest first; takes a lease on one. */
+/**
+ * Queued renders, or renders whose worker died (lease lapsed), oldest first; takes a lease on one in
+ * one statement (on PostgreSQL skipping a row another node is claiming at this moment).
+ */
 export function claimNextRender(db: Db, owner: string, now: number, leaseMs: number): ClipRenderRow | undefined {
-  const due = or(eq(clipRenders.status, "queued"), and(eq(clipRenders.status, "rendering"), lt(clipRenders.leaseExpiresAt, now)));
-  const next = db.select({ id: clipRenders.id, status: clipRenders.status, lease: clipRenders.leaseOwner }).from(clipRenders).where(and(eq(clipRenders.env, "live"), due)).orderBy(asc(clipRenders.createdAt)).limit(1).get();
-  if (!next) return undefined;
-  return db
-    .update(clipRenders)
-    .set({ status: "rendering", leaseOwner: owner, leaseExpiresAt: now + leaseMs, attempts: sql`${clipRenders.attempts} + 1` })
-    .where(and(eq(clipRenders.id, next.id), eq(clipRenders.status, next.status), next.lease === null ? sql`${clipRenders.leaseOwner} IS NULL` : eq(clipRenders.leaseOwner, next.lease)))
-    .returning()
-    .get();
+  return (claimRender(db).get(owner, now + leaseMs, now) as ClipRenderRow | null) ?? undefined;
 }
+
+const claimRender = preparedOnce((db) =>
+  db.$client.query(
+    `UPDATE clip_renders SET status = 'rendering', lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
+     WHERE id = (SELECT id FROM clip_renders
+                 WHERE env = 'live' AND (status = 'queued' OR (status = 'rendering' AND lease_expires_at < ?3))
+                 ORDER BY created_at LIMIT 1${skipLocked(db)})
+       AND (status = 'queued' OR (status = 'rendering' AND lease_expires_at < ?3))
+     RETURNING ${camelColumns(clipRenders)}`,
+  ),
+);
 
 export function extendRenderLease(db: Db, id: string, owner: string, until: number): boolean {
   return db.update(clipRenders).set({ leaseExpiresAt: until }).where(and(eq(clipRenders.id, id), eq(clipRenders.leaseOwner, owner), eq(clipRenders.status, "rendering"))).returning({ id: clipRenders.id }).all().length > 0;

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import { skipLocked, type Db } from "../db/client.ts";
 import { jobs, type JobRow } from "../db/schema.ts";
 import { camelColumns, preparedOnce } from "../db/prepared.ts";
 import type { Scope } from "../accounts/scope.ts";
@@ -45,29 +45,24 @@ export function latestJob(db: Db, scope: Scope): JobRow | undefined {
   return db.select().from(jobs).where(inScope(scope)).orderBy(desc(jobs.seq)).limit(1).get();
 }
 
-/** queued -> processing for one due job, taking a lease. Returns the claimed row or undefined. */
+/**
+ * queued -> processing for the next due job, taking a lease, in one statement. Returns the claimed row
+ * or undefined. On PostgreSQL the inner SELECT skips a row another node is claiming at this moment,
+ * so concurrent workers each get a different job instead of racing for the first.
+ */
 export function claimNextQueued(db: Db, env: "live" | "test", owner: string, now: number, leaseMs: number): JobRow | undefined {
-  const next = db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.status, "queued"), eq(jobs.env, env), lte(jobs.runAfter, now)))
-    .orderBy(jobs.runAfter, jobs.seq)
-    .limit(1)
-    .get();
-  if (!next) return undefined;
-  return db
-    .update(jobs)
-    .set({
-      status: "processing",
-      startedAt: sql`coalesce(${jobs.startedAt}, ${now})`,
-      leaseOwner: owner,
-      leaseExpiresAt: now + leaseMs,
-      attempts: sql`${jobs.attempts} + 1`,
-    })
-    .where(and(eq(jobs.id, next.id), eq(jobs.status, "queued")))
-    .returning()
-    .get();
+  const row = claimStatement(db).get(now, owner, now + leaseMs, env) as JobRow | null;
+  return row ?? undefined;
 }
+
+const claimStatement = preparedOnce((db) =>
+  db.$client.query(
+    `UPDATE jobs SET status = 'processing', started_at = coalesce(started_at, ?1), lease_owner = ?2, lease_expires_at = ?3, attempts = attempts + 1
+     WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued' AND env = ?4 AND run_after <= ?1 ORDER BY run_after, seq LIMIT 1${skipLocked(db)})
+       AND status = 'queued'
+     RETURNING ${camelColumns(jobs)}`,
+  ),
+);
 
 /** Sandbox jobs wait in processing until their deterministic finish time (run_after). */
 export function setRunAfter(db: Db, id: string, owner: string, runAfter: number): boolean {

@@ -58,7 +58,9 @@ export function findOwnUpload(db: Db, clock: Clock, owner: UploadOwner, id: stri
 
 /** A job will read this upload: keep it at least another lifetime. */
 export function keepUploadForJob(db: Db, clock: Clock, id: string): void {
-  db.update(uploads).set({ expiresAt: sql`max(${uploads.expiresAt}, ${clock.now() + UPLOAD_TTL_MS})` }).where(eq(uploads.id, id)).run();
+  const until = clock.now() + UPLOAD_TTL_MS;
+  // CASE, not SQLite's two-argument max(): the same text runs on PostgreSQL.
+  db.update(uploads).set({ expiresAt: sql`CASE WHEN ${uploads.expiresAt} > ${until} THEN ${uploads.expiresAt} ELSE ${until} END` }).where(eq(uploads.id, id)).run();
 }
 
 /**

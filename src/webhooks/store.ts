@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import { skipLocked, type Db } from "../db/client.ts";
 import { deliveries, deliveryAttempts, events, webhooks, type AttemptRow, type DeliveryRow, type EventRow, type WebhookRow } from "../db/schema.ts";
 import type { Scope } from "../accounts/scope.ts";
 
@@ -82,7 +82,7 @@ export function claimDueDeliveries(db: Db, owner: string, now: number, leaseMs: 
          WHERE d.status = 'pending' AND d.next_attempt_at <= ?3
            AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ?3)
            AND w.status = 'active' AND w.deleted_at IS NULL
-         ORDER BY d.next_attempt_at LIMIT ?4)
+         ORDER BY d.next_attempt_at LIMIT ?4${skipLocked(db, "d")})
        RETURNING *`,
     )
     .all(owner, now + leaseMs, now, limit)
@@ -100,7 +100,7 @@ function toDeliveryRow(r: any): DeliveryRow {
 export function nextDeliveryDueAt(db: Db): number | undefined {
   const row = db.$client
     .query(
-      `SELECT min(max(d.next_attempt_at, coalesce(d.lease_expires_at, 0))) AS t FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      `SELECT min(CASE WHEN d.lease_expires_at > d.next_attempt_at THEN d.lease_expires_at ELSE d.next_attempt_at END) AS t FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.status = 'pending' AND w.status = 'active' AND w.deleted_at IS NULL`,
     )
     .get() as { t: number | null };

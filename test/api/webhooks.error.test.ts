@@ -23,8 +23,9 @@ test("the webhook url has the same bounds as the media URL: 2048 characters, no 
   expectInvalid(await register(urlOfLength(100_000)), "invalid_webhook_url", "url", "url: must be at most 2048 characters");
   expectInvalid(await register("https://hooks.example.com/a\u0000b"), "invalid_webhook_url", "url", "url: must not contain whitespace or control characters (found U+0000 at index 27)");
   expectInvalid(await register("https://hooks.example.com/a\tb"), "invalid_webhook_url", "url", "url: must not contain whitespace or control characters (found U+0009 at index 27)");
-  const stored = app.ctx.db.$client.query("SELECT max(length(url)) AS longest, sum(instr(url, char(0)) > 0) AS nul FROM webhooks").get();
-  expect(stored).toEqual({ longest: 2048, nul: 0 });
+  const urls = (app.ctx.db.$client.query("SELECT url FROM webhooks").all() as { url: string }[]).map((r) => r.url);
+  expect(Math.max(...urls.map((u) => u.length))).toBe(2048);
+  expect(urls.filter((u) => u.includes("\u0000"))).toEqual([]);
 });
 
 test("wrong types say what is wrong, missing fields are required", async () => {

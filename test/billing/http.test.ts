@@ -11,6 +11,7 @@ import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { issueLoginToken, LOGIN_TOKEN_TTL_MS } from "../../src/web/dashboard/session.ts";
 import { EMPTY_OUTPUT } from "./helpers.ts";
+import { testDbEnv } from "../helpers/db.ts";
 
 /** The billing HTTP surface through the real Elysia app (no sockets needed: app.handle). */
 let dir: string;
@@ -25,7 +26,7 @@ afterEach(() => {
 function boot() {
   dir = mkdtempSync(join(tmpdir(), "clipyard-billing-http-"));
   clock = new ManualClock(Date.UTC(2026, 2, 1));
-  app = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dir, CLIPYARD_PUBLIC_URL: "http://clipyard.lan:8787" }), clock);
+  app = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dir, ...testDbEnv(dir), CLIPYARD_PUBLIC_URL: "http://clipyard.lan:8787" }), clock);
   orgId = ensureOrg(app.ctx.db, "acme", clock).id;
 }
 

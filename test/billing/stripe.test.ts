@@ -12,6 +12,7 @@ import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { stripeEvents, topups } from "../../src/db/schema.ts";
 import { issueLoginToken } from "../../src/web/dashboard/session.ts";
+import { testDbEnv } from "../helpers/db.ts";
 
 /**
  * Stripe through the official SDK. Webhook events are signed with the SDK's own
@@ -43,7 +44,7 @@ function boot() {
   delete process.env.CLIPYARD_SMTP_URL;
   dir = mkdtempSync(join(tmpdir(), "clipyard-stripe-"));
   clock = new ManualClock(Date.UTC(2026, 5, 1, 9));
-  app = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dir, CLIPYARD_PUBLIC_URL: "https://clipyard.example" }), clock);
+  app = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dir, ...testDbEnv(dir), CLIPYARD_PUBLIC_URL: "https://clipyard.example" }), clock);
   orgId = ensureOrg(app.ctx.db, "acme", clock).id;
 }
 

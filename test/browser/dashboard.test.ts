@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/config.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
 import type { StoredOutput } from "../../src/pipeline/output.ts";
 import { issueLoginToken, loginUrl } from "../../src/web/dashboard/session.ts";
+import { testDbEnv } from "../helpers/db.ts";
 
 /**
  * The dashboard in real Chromium against the real server on a socket: sign in with a login link,
@@ -53,7 +54,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "clipyard-browser-"));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  app = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dir, CLIPYARD_PORT: String(port), CLIPYARD_HOST: "127.0.0.1" }));
+  app = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dir, ...testDbEnv(dir), CLIPYARD_PORT: String(port), CLIPYARD_HOST: "127.0.0.1" }));
   app.api.listen({ hostname: "127.0.0.1", port });
   browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
-import { openDb, type Db } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/client.ts";
+import { openTestDb } from "../helpers/db.ts";
 import { FEED_LEASE_MS, FeedPoller } from "../../src/feeds/poller.ts";
 import { recordItem } from "../../src/feeds/store.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
@@ -16,7 +17,7 @@ let otherDb: Db;
 let other: FeedPoller;
 beforeAll(async () => {
   app = await startAppliance({ clock, scheduler: false, env: { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1" } });
-  otherDb = openDb(app.dataDir);
+  otherDb = openTestDb(app.dataDir);
   other = new FeedPoller({
     db: otherDb,
     clock,
@@ -84,6 +85,6 @@ test("the once-only record is the database's: a second record of an episode is r
   const row = { feedId: feed.id, itemKey: "guid-1", enclosureUrl: "https://m.example.com/1.mp3", publishedAt: null, jobId: null, skippedReason: "test", createdAt: clock.now() };
   expect(recordItem(app.ctx.db, row)).toBe(true);
   expect(recordItem(otherDb, row)).toBe(false);
-  expect(() => otherDb.$client.query("INSERT INTO feed_items (feed_id, item_key, enclosure_url, skipped_reason, created_at) VALUES (?, 'guid-1', 'x', 'again', 0)").run(feed.id)).toThrow(/UNIQUE/);
+  expect(() => otherDb.$client.query("INSERT INTO feed_items (feed_id, item_key, enclosure_url, skipped_reason, created_at) VALUES (?, 'guid-1', 'x', 'again', 0)").run(feed.id)).toThrow(/UNIQUE|unique constraint/);
   expect((await app.api("GET", "/v1/feeds", { key })).json.data[0].items_seen).toBe(1);
 });

@@ -6,6 +6,7 @@ import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { buildAppliance, type Appliance } from "../../src/app.ts";
 import { systemClock, type Clock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
+import { testDbEnv } from "./db.ts";
 
 export interface TestAppliance extends Omit<Appliance, "api"> {
   http: Appliance["api"];
@@ -19,7 +20,7 @@ export interface TestAppliance extends Omit<Appliance, "api"> {
 /** A real appliance (real SQLite, real HTTP server on a free port) in this process. */
 export async function startAppliance(opts: { clock?: Clock; env?: Record<string, string>; scheduler?: boolean } = {}): Promise<TestAppliance> {
   const dataDir = mkdtempSync(join(tmpdir(), "clipyard-test-"));
-  const config = loadConfig({ CLIPYARD_DATA_DIR: dataDir, CLIPYARD_PORT: "0", CLIPYARD_TIME_SCALE: "0.01", ...opts.env });
+  const config = loadConfig({ CLIPYARD_DATA_DIR: dataDir, CLIPYARD_PORT: "0", CLIPYARD_TIME_SCALE: "0.01", ...testDbEnv(dataDir), ...opts.env });
   const clock = opts.clock ?? systemClock;
   const appliance = buildAppliance(config, clock);
   appliance.api.listen({ hostname: "127.0.0.1", port: 0 });

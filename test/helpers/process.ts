@@ -2,6 +2,7 @@ import { spawn, type Subprocess } from "bun";
 import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { testDbEnv } from "./db.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -11,7 +12,7 @@ export class ServerProcess {
   readonly env: Record<string, string>;
 
   constructor(readonly port: number, env: Record<string, string> = {}, readonly dataDir = mkdtempSync(join(tmpdir(), "clipyard-proc-"))) {
-    this.env = { ...process.env, ...env, CLIPYARD_PORT: String(port), CLIPYARD_HOST: "127.0.0.1", CLIPYARD_DATA_DIR: dataDir } as Record<string, string>;
+    this.env = { ...process.env, ...env, CLIPYARD_PORT: String(port), CLIPYARD_HOST: "127.0.0.1", CLIPYARD_DATA_DIR: dataDir, ...testDbEnv(dataDir) } as Record<string, string>;
   }
 
   get baseUrl(): string {

@@ -6,7 +6,8 @@ import { createKey } from "../../src/accounts/keys.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
-import { openDb, type Db } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/client.ts";
+import { openTestDb, testDbEnv } from "../helpers/db.ts";
 import { StagedLiveRunner, type LivePipeline } from "../../src/jobs/live-runner.ts";
 import { SandboxRunner } from "../../src/jobs/sandbox-runner.ts";
 import { Scheduler } from "../../src/jobs/scheduler.ts";
@@ -21,8 +22,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 type S = { a?: number; b?: number };
 
 function world(pipeline: LivePipeline<S>, clock: ManualClock, db?: Db) {
-  const config = loadConfig({ CLIPYARD_DATA_DIR: dir });
-  db ??= openDb(dir);
+  const config = loadConfig({ CLIPYARD_DATA_DIR: dir, ...testDbEnv(dir) });
+  db ??= openTestDb(dir);
   const transitions = new JobTransitions(db, clock, "secret");
   const scheduler = new Scheduler(
     db,

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { createKey } from "../../src/accounts/keys.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { ManualClock } from "../../src/clock.ts";
-import { openDb, type Db } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/client.ts";
+import { openTestDb } from "../helpers/db.ts";
 import { clipRenders } from "../../src/db/schema.ts";
 import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/pipeline/output.ts";
 import { ClipRenderWorker } from "../../src/jobs/render-worker.ts";
@@ -51,7 +52,7 @@ const clipOf = (db: Db, id: string) => (JSON.parse(getJobById(db, id)!.output!) 
 test("a worker that dies mid-render loses its lease; the next finishes it and swaps in the new files", async () => {
   dir = mkdtempSync(join(tmpdir(), "clipyard-render-"));
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const db = openDb(dir);
+  const db = openTestDb(dir);
   const { id, scope, out } = completedLiveJob(db, clock);
   const requests = new RenderRequests(db, clock, dir, () => {});
   const { clip } = requests.request(scope, id, "clip_a1", { caption_style: "boxed", start_time: 2.6, end_time: 5 });
@@ -92,7 +93,7 @@ test("a worker that dies mid-render loses its lease; the next finishes it and sw
 test("a render that fails leaves the clip's files and bounds as they were and says so", async () => {
   dir = mkdtempSync(join(tmpdir(), "clipyard-render-"));
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const db = openDb(dir);
+  const db = openTestDb(dir);
   const { id, scope, out } = completedLiveJob(db, clock);
   const before = clipOf(db, id);
   new RenderRequests(db, clock, dir, () => {}).request(scope, id, "clip_a1", { caption_style: "minimal" });
