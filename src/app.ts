@@ -3,7 +3,7 @@ import type { Config } from "./config.ts";
 import type { AppContext } from "./api/context.ts";
 import { openDb } from "./db/client.ts";
 import { installationSecret } from "./db/settings.ts";
-import { SlidingWindowLimiter } from "./api/rate-limit.ts";
+import { DbSlidingWindowLimiter, SlidingWindowLimiter } from "./api/rate-limit.ts";
 import { buildApi } from "./api/app.ts";
 import { StagedLiveRunner } from "./jobs/live-runner.ts";
 import { SandboxRunner } from "./jobs/sandbox-runner.ts";
@@ -47,7 +47,8 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     config,
     db,
     clock,
-    limiter: new SlidingWindowLimiter(clock),
+    // One window per key across a cluster's API nodes (PostgreSQL); in memory on a single appliance.
+    limiter: config.databaseUrl ? new DbSlidingWindowLimiter(db, clock) : new SlidingWindowLimiter(clock),
     present,
     transitions,
     submitEffects: [],

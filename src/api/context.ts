@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
-import type { SlidingWindowLimiter } from "./rate-limit.ts";
+import type { RateLimiter } from "./rate-limit.ts";
 import type { PresentContext } from "../jobs/present.ts";
 import type { JobTransitions } from "../jobs/transitions.ts";
 import type { SubmitEffect } from "../jobs/submit.ts";
@@ -17,7 +17,7 @@ export interface AppContext {
   config: Config;
   db: Db;
   clock: Clock;
-  limiter: SlidingWindowLimiter;
+  limiter: RateLimiter;
   present: PresentContext;
   transitions: JobTransitions;
   /** Effects committed with every new job (billing holds for live jobs). */

@@ -315,4 +315,12 @@ export const migrations: string[] = [
   );
   CREATE INDEX watch_files_pending_output ON watch_files(folder) WHERE job_id IS NOT NULL AND output_written_at IS NULL;
   `,
+  /* 9: rate-limit windows shared by every API node of a cluster (PostgreSQL); one row per accepted
+     request inside the last window. A single SQLite appliance keeps its windows in memory. */ `
+  CREATE TABLE rate_hits (
+    bucket TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX rate_hits_bucket_at ON rate_hits(bucket, at);
+  `,
 ];

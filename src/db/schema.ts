@@ -292,3 +292,8 @@ export const clipRenders = sqliteTable("clip_renders", {
   completedAt: integer("completed_at"),
 });
 export type ClipRenderRow = typeof clipRenders.$inferSelect;
+
+export const rateHits = sqliteTable("rate_hits", {
+  bucket: text("bucket").notNull(),
+  at: integer("at").notNull(),
+});

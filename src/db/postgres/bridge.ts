@@ -1,4 +1,5 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { COMPILED } from "../../config.ts";
 
 export type BridgeRequest = { kind: "query"; text: string; params?: unknown[] } | { kind: "close" };
 export type BridgeReply =
@@ -16,6 +17,13 @@ export class PostgresError extends Error {
     this.name = "PostgresError";
   }
 }
+
+/**
+ * The connection thread's entry. The executable embeds it as a second entry point
+ * (scripts/build-binary.sh), under its path below src/ and bundled to .js, beside the one bundle all
+ * other modules share.
+ */
+const WORKER_ENTRY = COMPILED ? new URL("./db/postgres/bridge-worker.js", import.meta.url) : new URL("./bridge-worker.ts", import.meta.url);
 
 /** Longer than the server-side statement_timeout (30 s), so the server's clearer error wins. */
 const ANSWER_TIMEOUT_MS = 45_000;
@@ -37,7 +45,7 @@ export class PgBridge {
   constructor(url: string, schema?: string) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.worker = new Worker(new URL("./bridge-worker.ts", import.meta.url), {
+    this.worker = new Worker(WORKER_ENTRY, {
       workerData: { url, schema, state: this.flag.buffer, port: port2 },
       transferList: [port2],
     });
