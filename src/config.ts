@@ -35,6 +35,7 @@ const EnvSchema = z.object({
   CLIPYARD_MAX_MEDIA_SECONDS: z.coerce.number().positive().default(4 * 3600),
   CLIPYARD_FEED_POLL_SECONDS: z.coerce.number().positive().default(900),
   CLIPYARD_WATCH_SETTLE_SECONDS: z.coerce.number().positive().default(2),
+  CLIPYARD_ROLE: z.enum(["all", "api", "worker"]).default("all"),
   CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
   CLIPYARD_LEASE_SECONDS: z.coerce.number().min(5).max(3600).default(60),
   CLIPYARD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -62,6 +63,8 @@ export type Config = {
   speechDir: string;
   maxMediaBytes: number;
   maxMediaSeconds: number;
+  /** What `clipyard serve` runs on this node: all (one appliance), api (HTTP only) or worker (scheduler and pipeline). */
+  role: "all" | "api" | "worker";
   workers: number;
   /** How long a worker's claim on a live job lasts without a heartbeat: a dead worker's job is taken over after it. */
   leaseSeconds: number;
@@ -103,6 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     speechDir: resolve(e.CLIPYARD_SPEECH_DIR ?? (COMPILED ? resolve(dataDir, "..", "speech-venv") : resolve(ROOT_DIR, ".vendor", "speech-venv"))),
     maxMediaBytes: e.CLIPYARD_MAX_MEDIA_BYTES,
     maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,
+    role: e.CLIPYARD_ROLE,
     workers: e.CLIPYARD_WORKERS,
     leaseSeconds: e.CLIPYARD_LEASE_SECONDS,
     feedPollSeconds: e.CLIPYARD_FEED_POLL_SECONDS,

@@ -5,7 +5,7 @@
  * `clipyard mcp` or `clipyard keys` never pay for the pipeline's imports.
  */
 const commands: Record<string, { summary: string; load: () => Promise<{ default: (argv: string[]) => Promise<number> }> }> = {
-  serve: { summary: "run the HTTP API, scheduler and workers", load: () => import("./cli/serve.ts") },
+  serve: { summary: "run the HTTP API, scheduler and workers (--role api|worker: one of the two)", load: () => import("./cli/serve.ts") },
   keys: { summary: "create, list and revoke API keys", load: () => import("./cli/keys.ts") },
   highlights: { summary: "rank clips and write show notes for a transcript JSON", load: () => import("./cli/highlights.ts") },
   feeds: { summary: "register, list and remove podcast feeds polled into jobs", load: () => import("./cli/feeds.ts") },
