@@ -1,33 +1,61 @@
 #!/usr/bin/env bash
 # The project's test command (README, .ci/run): sets up what is missing, then runs the unit, API,
-# end-to-end and browser tests with bun, and the shared conformance suite against the real server.
+# end-to-end and browser tests with bun, the storage-touching layers again on PostgreSQL, and the
+# shared conformance suite against the real server (source and executable on SQLite, the executable
+# on PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+
+# A throwaway PostgreSQL for the test matrix and the cluster tests (scripts/cluster/postgres.sh).
+PG_DIR="$(mktemp -d)"
+BIN_DIR="$(mktemp -d)"
+LOGS="$(mktemp -d)"
+cleanup() {
+  bash scripts/cluster/postgres.sh stop "$PG_DIR" || true
+  rm -rf "$PG_DIR" "$BIN_DIR" "$LOGS"
+}
+trap cleanup EXIT
+for attempt in 1 2 3 4 5; do
+  PG_PORT=$((20000 + RANDOM % 20000))
+  if PG_URL="$(bash scripts/cluster/postgres.sh start "$PG_DIR" "$PG_PORT" 2>"$LOGS/pg.err")"; then break; fi
+  PG_URL=""
+done
+[ -n "$PG_URL" ] || { cat "$LOGS/pg.err" >&2; echo "could not start the test PostgreSQL" >&2; exit 1; }
+export CLIPYARD_TEST_POSTGRES_URL="$PG_URL"
 
 echo "== bun test" >&2
 bun test --timeout 120000 "$@"
 
 CONFORMANCE_DIR="${CONFORMANCE_DIR:-../shared/conformance}"
+if [ $# -eq 0 ]; then
+  # The same tests of every layer that keeps state, on the other back end (test/helpers/db.ts).
+  echo "== bun test on PostgreSQL (API, domain, adapters)" >&2
+  CLIPYARD_TEST_DATABASE_URL="$PG_URL" bun test --timeout 120000 test/api test/billing test/webhooks test/jobs test/feeds test/watch test/mcp test/unit
+fi
+
 if [ $# -eq 0 ] && [ -d "$CONFORMANCE_DIR" ]; then
   # The suite against the source and against the single executable (copied to an empty folder), side
   # by side: each spends most of its minute waiting for the real-time rate-limit window, and each test
   # file starts its own server on a free port, so they do not meet. Logs are printed one after the other.
   bash scripts/build-binary.sh
-  BIN_DIR="$(mktemp -d)"
-  LOGS="$(mktemp -d)"
-  trap 'rm -rf "$BIN_DIR" "$LOGS"' EXIT
   cp dist/clipyard "$BIN_DIR/"
   CLIPYARD_CMD="bun run src/main.ts" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/source.log" 2>&1 &
   SOURCE_PID=$!
   CLIPYARD_CMD="$BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/binary.log" 2>&1 &
   BINARY_PID=$!
+  CLIPYARD_TEST_DATABASE_URL="$PG_URL" CLIPYARD_CMD="bash $PWD/test/helpers/pg-node.sh $BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" \
+    node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/postgres.log" 2>&1 &
+  POSTGRES_PID=$!
   status=0
   wait "$SOURCE_PID" || status=1
   wait "$BINARY_PID" || status=1
+  wait "$POSTGRES_PID" || status=1
   echo "== conformance suite against the source ($CONFORMANCE_DIR)" >&2
   cat "$LOGS/source.log"
   echo "== single executable: the conformance suite against it from an empty folder" >&2
   cat "$LOGS/binary.log"
+  echo "== the executable on PostgreSQL: the conformance suite against it" >&2
+  cat "$LOGS/postgres.log"
   exit "$status"
 fi

@@ -97,6 +97,8 @@ export function keyedTx<T>(db: Db, key: string, fn: () => T): T {
  * (a pair of fcntl calls) for all its statements instead of a pair per statement.
  */
 export function readTx<T>(db: Db, fn: () => T): T {
+  const pg = postgresOf(db);
+  if (pg) return pg.snapshot(fn);
   if (db.$client.inTransaction) return fn();
   const { begin, end } = txStatements(db);
   begin.run();

@@ -11,6 +11,9 @@ export class ServerProcess {
   proc: Subprocess | undefined;
   readonly env: Record<string, string>;
 
+  /** Several nodes of a cluster may share one data directory: each logs to a file of its own. */
+  logName = "server.log";
+
   constructor(readonly port: number, env: Record<string, string> = {}, readonly dataDir = mkdtempSync(join(tmpdir(), "clipyard-proc-"))) {
     this.env = { ...process.env, ...env, CLIPYARD_PORT: String(port), CLIPYARD_HOST: "127.0.0.1", CLIPYARD_DATA_DIR: dataDir, ...testDbEnv(dataDir) } as Record<string, string>;
   }
@@ -21,25 +24,31 @@ export class ServerProcess {
 
   /** The server's stderr (its JSON log), kept in the data directory so a failed start can show why. */
   get logPath(): string {
-    return join(this.dataDir, "server.log");
+    return join(this.dataDir, this.logName);
   }
 
   /**
-   * Starts `serve` and waits until /healthz answers. The bound is generous because a loaded CI machine
-   * can take many seconds to start Bun; a server that exits early fails at once, with its log.
+   * Starts `serve` (with `serveArgs`, e.g. `--role api`) and waits until /healthz answers, or for a
+   * worker node (no HTTP) until its log says it started. The bound is generous because a loaded CI
+   * machine can take many seconds to start Bun; a server that exits early fails at once, with its log.
    */
-  async start(): Promise<void> {
-    const proc = spawn(["bun", "run", join(ROOT, "src/main.ts"), "serve"], { env: this.env, cwd: ROOT, stdout: "ignore", stderr: openSync(this.logPath, "a") });
+  async start(...serveArgs: string[]): Promise<void> {
+    const proc = spawn(["bun", "run", join(ROOT, "src/main.ts"), "serve", ...serveArgs], { env: this.env, cwd: ROOT, stdout: "ignore", stderr: openSync(this.logPath, "a") });
     this.proc = proc;
+    const worker = serveArgs.join(" ").includes("worker");
     const end = Date.now() + 90_000;
     while (Date.now() < end && proc.exitCode === null) {
-      try {
-        if ((await fetch(`${this.baseUrl}/healthz`)).ok) return;
-      } catch {}
+      if (worker) {
+        if (readFileSync(this.logPath, "utf8").includes('"clipyard worker started"')) return;
+      } else {
+        try {
+          if ((await fetch(`${this.baseUrl}/healthz`)).ok) return;
+        } catch {}
+      }
       await Bun.sleep(50);
     }
     const log = readFileSync(this.logPath, "utf8").trim().split("\n").slice(-8).join("\n");
-    throw new Error(`server did not become healthy (${proc.exitCode === null ? "still starting after 90 s" : `exited ${proc.exitCode}`}); its log ends:\n${log}`);
+    throw new Error(`server did not become ready (${proc.exitCode === null ? "still starting after 90 s" : `exited ${proc.exitCode}`}); its log ends:\n${log}`);
   }
 
   /**

@@ -7,9 +7,9 @@ import { guard } from "../guard.ts";
 
 /** GET /v1/jobs/{id} — spec §4; ids of other organisations or of the other world are not_found, never forbidden. */
 export function getJobRoute(ctx: AppContext, request: Request, headers: Record<string, string | number>, id: string) {
-  // Key and job read in one snapshot: one WAL read lock instead of one per statement.
+  // Outside the read snapshot: on PostgreSQL the rate window is a write (DbSlidingWindowLimiter).
+  const principal = guard(ctx, request, headers);
   return readTx(ctx.db, () => {
-    const principal = guard(ctx, request, headers);
     const row = getJob(ctx.db, principal, id);
     if (!row) throw new ApiError("not_found", `No job ${id}.`, "id");
     return presentJob(row, ctx.present);

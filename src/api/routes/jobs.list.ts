@@ -5,6 +5,7 @@ import { readTx } from "../../db/client.ts";
 import { getJob, listJobs } from "../../jobs/store.ts";
 import { ApiError } from "../../errors.ts";
 import { guard } from "../guard.ts";
+import type { Principal } from "../auth.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export const ListQuerySchema = z
@@ -22,12 +23,13 @@ export const ListQuerySchema = z
 
 /** GET /v1/jobs — newest first, cursor pagination (spec §4, §8). */
 export function listJobsRoute(ctx: AppContext, request: Request, headers: Record<string, string | number>) {
+  // Outside the read snapshot: on PostgreSQL the rate window is a write (DbSlidingWindowLimiter).
+  const principal = guard(ctx, request, headers);
   // The cursor lookup and the page come from one snapshot.
-  return readTx(ctx.db, () => listPage(ctx, request, headers));
+  return readTx(ctx.db, () => listPage(ctx, principal, request));
 }
 
-function listPage(ctx: AppContext, request: Request, headers: Record<string, string | number>) {
-  const principal = guard(ctx, request, headers);
+function listPage(ctx: AppContext, principal: Principal, request: Request) {
   const query = Object.fromEntries(new URL(request.url).searchParams);
   const q = parseOrThrow(ListQuerySchema, query, () => "invalid_parameter");
   let afterSeq: number | undefined;

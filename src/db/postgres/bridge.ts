@@ -37,16 +37,23 @@ const ANSWER_TIMEOUT_MS = 45_000;
  * is for a SQLite statement.
  */
 export class PgBridge {
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
+  private worker!: Worker;
+  private port!: MessagePort;
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private closed = false;
 
-  constructor(url: string, schema?: string) {
+  constructor(
+    private readonly url: string,
+    private readonly schema?: string,
+  ) {
+    this.spawn();
+  }
+
+  private spawn(): void {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.worker = new Worker(WORKER_ENTRY, {
-      workerData: { url, schema, state: this.flag.buffer, port: port2 },
+      workerData: { url: this.url, schema: this.schema, state: this.flag.buffer, port: port2 },
       transferList: [port2],
     });
     // The connection thread must not keep a finished CLI command alive.
@@ -80,9 +87,10 @@ export class PgBridge {
       if (msg) return msg.message as BridgeReply;
       // Woken without a message (the flag raced a previous answer): wait again until the deadline.
       if (waited === "timed-out" || Date.now() >= deadline) {
-        // A late answer would be read as the next request's: this connection cannot be used again.
-        this.closed = true;
+        // A late answer would be read as the next request's: drop this connection (the server rolls
+        // back whatever it had open) and start a new one for the next request.
         void this.worker.terminate();
+        this.spawn();
         throw new Error(`PostgreSQL did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`);
       }
     }

@@ -90,31 +90,35 @@ export class PgClient {
     return Object.assign(plain, { deferred: plain, immediate: writing, exclusive: writing });
   }
 
+  /** readTx: read-only fn on one consistent snapshot, as SQLite's deferred read transaction gives. */
+  snapshot<T>(fn: () => T): T {
+    return this.depth > 0 ? fn() : this.run(fn, undefined, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  }
+
   close(): void {
     this.bridge.close();
   }
 
-  private run<T>(fn: () => T, lock: { text: string; params?: unknown[] } | undefined): T {
+  private run<T>(fn: () => T, lock: { text: string; params?: unknown[] } | undefined, begin = "BEGIN"): T {
     const savepoint = this.depth > 0 ? `clipyard_sp${this.depth}` : undefined;
-    if (savepoint) this.bridge.query(`SAVEPOINT ${savepoint}`);
-    else {
-      this.bridge.query("BEGIN");
-      if (lock) this.bridge.query(lock.text, lock.params);
-    }
+    this.bridge.query(savepoint ? `SAVEPOINT ${savepoint}` : begin);
     this.depth++;
     try {
+      // Nested too: a savepoint alone serialises nothing. The lock is held until the outermost
+      // transaction ends (advisory locks are re-entrant within a session).
+      if (lock) this.bridge.query(lock.text, lock.params);
       const out = fn();
-      this.depth--;
       this.bridge.query(savepoint ? `RELEASE SAVEPOINT ${savepoint}` : "COMMIT");
       return out;
     } catch (err) {
-      this.depth--;
       try {
         this.bridge.query(savepoint ? `ROLLBACK TO SAVEPOINT ${savepoint}` : "ROLLBACK");
       } catch {
         // The connection is gone; the server rolled back with it.
       }
       throw err;
+    } finally {
+      this.depth--;
     }
   }
 

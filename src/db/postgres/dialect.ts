@@ -51,9 +51,6 @@ function closingQuote(s: string, start: number, q: string): number {
 
 /** A statement as the application wrote it, in PostgreSQL's words. */
 export function toPostgresStatement(sqlText: string): string {
-  const t = sqlText.trim();
-  // readTx's snapshot: one consistent view for all its reads, as SQLite's deferred transaction gives.
-  if (/^BEGIN DEFERRED$/i.test(t)) return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
   // drizzle's SQLite builder qualifies an upsert's conflict target ("t"."col"); PostgreSQL takes bare columns.
   const text = sqlText.replace(/on conflict \(([^)]*)\)/gi, (_, cols: string) => `on conflict (${cols.replace(/"[^"]+"\./g, "")})`);
   return numberPlaceholders(text).text;
