@@ -44,18 +44,20 @@ if [ $# -eq 0 ] && [ -d "$CONFORMANCE_DIR" ]; then
   SOURCE_PID=$!
   CLIPYARD_CMD="$BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/binary.log" 2>&1 &
   BINARY_PID=$!
-  CLIPYARD_TEST_DATABASE_URL="$PG_URL" CLIPYARD_CMD="bash $PWD/test/helpers/pg-node.sh $BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" \
+  # With the servers' logs (printed only if it fails): the newest back end is the one to diagnose.
+  CONFORMANCE_SERVER_LOG=1 CLIPYARD_TEST_DATABASE_URL="$PG_URL" CLIPYARD_CMD="bash $PWD/test/helpers/pg-node.sh $BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" \
     node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/postgres.log" 2>&1 &
   POSTGRES_PID=$!
   status=0
   wait "$SOURCE_PID" || status=1
   wait "$BINARY_PID" || status=1
-  wait "$POSTGRES_PID" || status=1
+  pg_status=0
+  wait "$POSTGRES_PID" || pg_status=1
   echo "== conformance suite against the source ($CONFORMANCE_DIR)" >&2
   cat "$LOGS/source.log"
   echo "== single executable: the conformance suite against it from an empty folder" >&2
   cat "$LOGS/binary.log"
   echo "== the executable on PostgreSQL: the conformance suite against it" >&2
-  cat "$LOGS/postgres.log"
+  if [ "$pg_status" = 0 ]; then grep -a -v '^# {"t":' "$LOGS/postgres.log"; else cat "$LOGS/postgres.log"; status=1; fi
   exit "$status"
 fi
