@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, readFileSync, statfsSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../config.ts";
-import { openDb } from "../db/client.ts";
+import { loadConfig, type Config } from "../config.ts";
+import { openDb, postgresOf } from "../db/client.ts";
 import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { ytdlpCommand, VENDORED_YTDLP } from "../media/youtube.ts";
 import { verifyFile } from "../models/checksum.ts";
@@ -98,18 +98,12 @@ async function checks(): Promise<Check[]> {
   const yt = await run([...ytdlpCommand(config.ytdlpPath), "--version"], { PYTHONPATH: VENDORED_YTDLP });
   out.push(yt.code === 0 ? { name: "yt-dlp", status: "ok", detail: yt.out } : { name: "yt-dlp", status: "warn", detail: "not installed: youtube_url jobs will fail with youtube_ingestion_failed" });
 
+  out.push(databaseCheck(config));
   try {
-    const db = openDb(config);
-    const integrity = (db.$client.query("PRAGMA quick_check").get() as { quick_check: string }).quick_check;
-    db.$client.close();
     accessSync(config.dataDir, constants.W_OK);
     const fs = statfsSync(config.dataDir);
     const freeGb = (fs.bavail * fs.bsize) / 1e9;
-    out.push({
-      name: "data directory",
-      status: integrity === "ok" && freeGb > 2 ? "ok" : integrity === "ok" ? "warn" : "fail",
-      detail: `${config.dataDir}: database ${integrity}, ${freeGb.toFixed(1)} GB free`,
-    });
+    out.push({ name: "data directory", status: freeGb > 2 ? "ok" : "warn", detail: `${config.dataDir}: ${freeGb.toFixed(1)} GB free` });
   } catch (err) {
     out.push({ name: "data directory", status: "fail", detail: `${config.dataDir}: ${(err as Error).message}` });
   }
@@ -212,4 +206,32 @@ export default async function doctor(argv: string[]): Promise<number> {
     for (const c of results) process.stdout.write(`${mark[c.status]} ${c.name.padEnd(24)} ${c.detail}\n`);
   }
   return results.some((c) => c.status === "fail") ? 1 : 0;
+}
+
+/** SQLite's own integrity check, or PostgreSQL reached, migrated and its server version. */
+function databaseCheck(config: Config): Check {
+  const where = config.databaseUrl ? `PostgreSQL at ${redactedUrl(config.databaseUrl)}` : "SQLite in the data directory";
+  try {
+    const db = openDb(config);
+    try {
+      const pg = postgresOf(db);
+      if (pg) {
+        const version = (db.$client.query("SHOW server_version").get() as { server_version: string }).server_version;
+        return { name: "database", status: "ok", detail: `${where}: reachable, schema up to date (server ${version})` };
+      }
+      const integrity = (db.$client.query("PRAGMA quick_check").get() as { quick_check: string }).quick_check;
+      return { name: "database", status: integrity === "ok" ? "ok" : "fail", detail: `${where}: ${integrity}` };
+    } finally {
+      db.$client.close();
+    }
+  } catch (err) {
+    return { name: "database", status: "fail", detail: `${where}: ${(err as Error).message}` };
+  }
+}
+
+/** The URL without its password: doctor's output is pasted into issues. */
+function redactedUrl(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = "***";
+  return u.toString();
 }

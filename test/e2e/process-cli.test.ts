@@ -80,6 +80,6 @@ test("clipyard doctor --json reports every check", async () => {
   const report = JSON.parse(await new Response(p.stdout).text());
   expect(await p.exited).toBe(0);
   const names = report.checks.map((c: any) => c.name);
-  for (const n of ["ffmpeg", "speech runtime", "gpu", "model whisper-tiny.en", "model silero-vad", "yt-dlp", "data directory"]) expect(names).toContain(n);
+  for (const n of ["ffmpeg", "speech runtime", "gpu", "model whisper-tiny.en", "model silero-vad", "yt-dlp", "database", "data directory"]) expect(names).toContain(n);
   expect(report.checks.find((c: any) => c.name === "ffmpeg").data.encoder).toBeString();
 }, 60_000);
