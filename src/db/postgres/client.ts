@@ -81,12 +81,12 @@ export class PgClient {
 
   /** Runs fn in a transaction holding the advisory lock `lockKey` (a text key: a lock per key). */
   locked<T>(lockKey: string, fn: () => T): T {
-    return this.run(fn, { text: "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", params: [lockKey] });
+    return this.run(fn, `SELECT pg_advisory_xact_lock(hashtextextended(${sqlString(lockKey)}, 0))`);
   }
 
   transaction<A extends unknown[], T>(fn: (...args: A) => T): TxFn<A, T> {
     const plain = (...args: A) => this.run(() => fn(...args), undefined);
-    const writing = (...args: A) => this.run(() => fn(...args), { text: `SELECT pg_advisory_xact_lock(${WRITE_LOCK})` });
+    const writing = (...args: A) => this.run(() => fn(...args), `SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
     return Object.assign(plain, { deferred: plain, immediate: writing, exclusive: writing });
   }
 
@@ -99,14 +99,18 @@ export class PgClient {
     this.bridge.close();
   }
 
-  private run<T>(fn: () => T, lock: { text: string; params?: unknown[] } | undefined, begin = "BEGIN"): T {
+  /**
+   * fn inside BEGIN … COMMIT (a savepoint when nested), holding the advisory lock `lock` (a statement
+   * without parameters) from the start. Nested too: a savepoint alone serialises nothing, and the lock
+   * is held until the outermost transaction ends (advisory locks are re-entrant within a session).
+   */
+  private run<T>(fn: () => T, lock: string | undefined, begin = "BEGIN"): T {
     const savepoint = this.depth > 0 ? `clipyard_sp${this.depth}` : undefined;
-    this.bridge.query(savepoint ? `SAVEPOINT ${savepoint}` : begin);
+    const open = savepoint ? `SAVEPOINT ${savepoint}` : begin;
     this.depth++;
     try {
-      // Nested too: a savepoint alone serialises nothing. The lock is held until the outermost
-      // transaction ends (advisory locks are re-entrant within a session).
-      if (lock) this.bridge.query(lock.text, lock.params);
+      // One round trip for both: a simple query may hold several statements.
+      this.bridge.query(lock ? `${open}; ${lock}` : open);
       const out = fn();
       this.bridge.query(savepoint ? `RELEASE SAVEPOINT ${savepoint}` : "COMMIT");
       return out;
@@ -131,9 +135,12 @@ export class PgClient {
         this.exec(toPostgresMigration(migrations[i]!));
         this.bridge.query("INSERT INTO clipyard_migrations (version, applied_at) VALUES ($1, $2)", [i + 1, Date.now()]);
       }
-    }, { text: `SELECT pg_advisory_xact_lock(${MIGRATE_LOCK})` });
+    }, `SELECT pg_advisory_xact_lock(${MIGRATE_LOCK})`);
   }
 }
+
+/** A text as an SQL string literal (quotes doubled): for the few statements sent without parameters. */
+const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * Connects to `postgres://…`. A `schema=NAME` query parameter keeps this appliance's tables in their
