@@ -21,6 +21,7 @@ import { loadBillingConfig } from "./billing/config.ts";
 import { UploadService } from "./uploads/service.ts";
 import { sweepExpiredUploads } from "./uploads/store.ts";
 import { FeedPoller } from "./feeds/poller.ts";
+import { openStore } from "./storage/index.ts";
 
 export interface Appliance {
   ctx: AppContext;
@@ -34,6 +35,8 @@ export interface Appliance {
 /** The composition root: builds every service once and wires them together. */
 export function buildAppliance(config: Config, clock: Clock = systemClock): Appliance {
   const db = openDb(config);
+  // Chosen once: the data directory (the embedded default), or a bucket every node shares.
+  const storage = openStore(config.dataDir, config.storage);
   const shareSecret = installationSecret(db, "share_secret");
   const transitions = new JobTransitions(db, clock, shareSecret);
   const billing = new Billing(db, clock, loadBillingConfig());
@@ -55,7 +58,8 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     reviewEffects: [clipReviewedOutbox(db, clock, present, () => deliveries.wake())],
     renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake()),
     billing,
-    uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes),
+    storage,
+    uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes, storage),
     wakeScheduler: () => scheduler?.wake(),
     webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
     feeds: { db, clock, policy, wake: () => feeds.wake() },
@@ -72,13 +76,13 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     onJobs: () => scheduler?.wake(),
   });
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
-  const live = new StagedLiveRunner(config, transitions, livePipeline(config));
+  const live = new StagedLiveRunner(config, transitions, livePipeline(config, { store: storage }), storage);
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, {
     workers: config.workers,
     leaseMs: config.leaseSeconds * 1000,
     timeScale: config.timeScale,
-    housekeeping: [() => sweepExpiredUploads(db, clock, config.dataDir)],
+    housekeeping: [() => sweepExpiredUploads(db, clock, config.dataDir, storage)],
   });
-  const renders = new ClipRenderWorker(db, clock, config.dataDir, rerenderLiveClip);
+  const renders = new ClipRenderWorker(db, clock, config.dataDir, rerenderLiveClip, storage);
   return { ctx, scheduler, deliveries, feeds, renders, api: buildApi(ctx) };
 }

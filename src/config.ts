@@ -43,9 +43,60 @@ const EnvSchema = z.object({
   CLIPYARD_LLM_MODEL: z.string().min(1).optional(),
   CLIPYARD_LLM_KEY: z.string().optional(),
   CLIPYARD_LLM_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
+  CLIPYARD_STORAGE_URL: z.string().min(1).optional(),
+  CLIPYARD_STORAGE_PROXY: flag,
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  AWS_SESSION_TOKEN: z.string().optional(),
   FFMPEG_PATH: z.string().optional(),
   YTDLP_PATH: z.string().optional(),
 });
+
+/** What CLIPYARD_STORAGE_URL names, with the credentials from the AWS_* variables. */
+export interface S3Settings {
+  bucket: string;
+  /** Every key goes under this prefix ("" or ending in "/"), so appliances can share a bucket with other things. */
+  prefix: string;
+  endpoint?: string;
+  region: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+}
+
+/**
+ * CLIPYARD_STORAGE_URL, `s3://BUCKET[/PREFIX]?endpoint=URL&region=NAME`, parsed or refused with a
+ * sentence that names what is wrong (it is read once at start-up).
+ */
+export function parseStorageUrl(raw: string): Omit<S3Settings, "accessKeyId" | "secretAccessKey" | "sessionToken"> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`not a URL; expected s3://BUCKET?endpoint=https://…&region=…`);
+  }
+  if (url.protocol !== "s3:") throw new Error(`scheme ${url.protocol} is not supported; expected s3://BUCKET?endpoint=https://…&region=…`);
+  // new URL() lowercases the host; S3 bucket names are lowercase anyway, and a capital would be refused there.
+  const bucket = url.hostname;
+  if (!bucket) throw new Error("the bucket is missing; expected s3://BUCKET?endpoint=https://…&region=…");
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new Error(`${bucket} is not a valid bucket name`);
+  if (url.username || url.password) throw new Error("credentials do not belong in the URL; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+  const known = new Set(["endpoint", "region"]);
+  for (const k of url.searchParams.keys()) if (!known.has(k)) throw new Error(`unknown parameter ${k}; expected endpoint and region`);
+  const endpoint = url.searchParams.get("endpoint") ?? undefined;
+  if (endpoint !== undefined) {
+    let e: URL;
+    try {
+      e = new URL(endpoint);
+    } catch {
+      throw new Error(`endpoint ${endpoint} is not a URL`);
+    }
+    if (e.protocol !== "https:" && e.protocol !== "http:") throw new Error(`endpoint ${endpoint} is not an http(s) URL`);
+  }
+  const path = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, "");
+  if (path && !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(path)) throw new Error(`prefix ${path} may hold only letters, digits, ".", "_", "-" and "/"`);
+  return { bucket, prefix: path ? `${path}/` : "", endpoint: endpoint?.replace(/\/+$/, ""), region: url.searchParams.get("region") ?? "us-east-1" };
+}
 
 export type Config = {
   port: number;
@@ -75,6 +126,12 @@ export type Config = {
   logLevel: "debug" | "info" | "warn" | "error";
   ffmpegPath?: string;
   ytdlpPath?: string;
+  /**
+   * Shared object storage for scale-out (CLIPYARD_STORAGE_URL); absent, outputs, checkpoints and
+   * uploads stay under the data directory. `proxy`: media are streamed through the appliance
+   * instead of redirected to presigned URLs.
+   */
+  storage?: S3Settings & { proxy: boolean };
   /** The optional language-model editor: an OpenAI-compatible chat endpoint (Ollama, llama.cpp server, vLLM). */
   llm?: { url: string; model: string; key?: string; timeoutMs: number };
 };
@@ -87,6 +144,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   if (e.CLIPYARD_LLM_URL && !e.CLIPYARD_LLM_MODEL) throw new Error("invalid configuration: CLIPYARD_LLM_MODEL: required when CLIPYARD_LLM_URL is set");
+  let storage: Config["storage"];
+  if (e.CLIPYARD_STORAGE_URL) {
+    try {
+      storage = {
+        ...parseStorageUrl(e.CLIPYARD_STORAGE_URL),
+        accessKeyId: e.AWS_ACCESS_KEY_ID || undefined,
+        secretAccessKey: e.AWS_SECRET_ACCESS_KEY || undefined,
+        sessionToken: e.AWS_SESSION_TOKEN || undefined,
+        proxy: e.CLIPYARD_STORAGE_PROXY,
+      };
+    } catch (err) {
+      throw new Error(`invalid configuration: CLIPYARD_STORAGE_URL: ${(err as Error).message}`);
+    }
+  } else if (e.CLIPYARD_STORAGE_PROXY) throw new Error("invalid configuration: CLIPYARD_STORAGE_PROXY: only meaningful with CLIPYARD_STORAGE_URL");
   const dataDir = resolve(e.CLIPYARD_DATA_DIR);
   const host = e.CLIPYARD_HOST;
   const displayHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
@@ -114,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.CLIPYARD_LOG_LEVEL,
     ffmpegPath: e.FFMPEG_PATH,
     ytdlpPath: e.YTDLP_PATH,
+    storage,
     llm: e.CLIPYARD_LLM_URL
       ? { url: e.CLIPYARD_LLM_URL, model: e.CLIPYARD_LLM_MODEL!, key: e.CLIPYARD_LLM_KEY || undefined, timeoutMs: e.CLIPYARD_LLM_TIMEOUT_SECONDS * 1000 }
       : undefined,

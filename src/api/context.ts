@@ -11,6 +11,7 @@ import type { WebhookDeps } from "../webhooks/service.ts";
 import type { Billing } from "../billing/service.ts";
 import type { UploadService } from "../uploads/service.ts";
 import type { FeedDeps } from "../feeds/service.ts";
+import type { ObjectStore } from "../storage/index.ts";
 
 /** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
 export interface AppContext {
@@ -26,6 +27,8 @@ export interface AppContext {
   feeds: FeedDeps;
   /** Wallet, top-ups and receipts (src/billing/). */
   billing: Billing;
+  /** Where job outputs live: the data directory, or the shared bucket (CLIPYARD_STORAGE_URL). */
+  storage: ObjectStore;
   /** POST /v1/uploads: tus and raw-body uploads (src/uploads/). */
   uploads: UploadService;
   /** Effects committed with a guest's clip review (the clip.reviewed webhook outbox). */

@@ -9,6 +9,8 @@ import type { CaptionStyle } from "../pipeline/render/captions.ts";
 import type { RerenderFn } from "../pipeline/render/rerender.ts";
 import type { ClipFormat } from "../pipeline/render/render.ts";
 import { jobOutputDir, outputFiles, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
+import { publishOutputs } from "../pipeline/shared-checkpoint.ts";
+import { jobOutputKey, type ObjectStore } from "../storage/index.ts";
 import { Pacer } from "./pacer.ts";
 import { claimNextRender, extendRenderLease, finishRender, nextRenderDueAt, releaseRenders } from "./renders-store.ts";
 import { getJobById, replaceOutput } from "./store.ts";
@@ -35,6 +37,8 @@ export class ClipRenderWorker {
     private readonly clock: Clock,
     private readonly dataDir: string,
     private readonly render: RerenderFn,
+    /** Shared storage: a render's files go to the bucket before the output names them. */
+    private readonly store?: ObjectStore,
   ) {
     this.pacer = new Pacer("render tick", clock, () => this.tick(), () => nextRenderDueAt(db));
   }
@@ -96,6 +100,7 @@ export class ClipRenderWorker {
         style: params.caption_style as CaptionStyle,
         formats: params.formats as ClipFormat[],
       });
+      if (this.store?.shared) await publishOutputs(this.store, row.jobId, jobOutputDir(this.dataDir, row.jobId));
       this.apply(row, params, result);
     } catch (err) {
       log.warn("clip re-render failed", { job: row.jobId, clip: row.clipId, render: row.id, error: (err as Error).message });
@@ -156,7 +161,11 @@ export class ClipRenderWorker {
     const drop = files ? files.before.filter((f) => !keep.has(f)) : [...Object.values(result.files), result.captions.srt, result.captions.vtt];
     for (const ref of drop) {
       const parsed = parseFileRef(ref);
-      if (parsed?.kind === "job") rmSync(join(outDir, parsed.name), { force: true });
+      if (parsed?.kind !== "job") continue;
+      rmSync(join(outDir, parsed.name), { force: true });
+      if (this.store?.shared) {
+        this.store.delete(jobOutputKey(row.jobId, parsed.name)).catch((err) => log.warn("could not delete a replaced clip file from shared storage", { job: row.jobId, file: parsed.name, error: (err as Error).message }));
+      }
     }
   }
 }

@@ -5,6 +5,7 @@ import { DownloadError, downloadToFile } from "../media/download.ts";
 import { MEDIA_CONTAINERS } from "../media/ffmpeg.ts";
 import { MediaProbeError, NoAudioStreamError, probeMedia } from "../media/probe.ts";
 import { downloadYoutube } from "../media/youtube.ts";
+import { uploadInfoKey, uploadKey, type ObjectStore } from "../storage/index.ts";
 import { PipelineError } from "./stage.ts";
 import type { MediaInfo } from "./types.ts";
 
@@ -26,7 +27,16 @@ export const uploadInfoPath = (dataDir: string, uploadId: string): string => `${
  */
 export function uploadedFileName(dataDir: string, uploadId: string): string | undefined {
   try {
-    const info = JSON.parse(readFileSync(uploadInfoPath(dataDir, uploadId), "utf8")) as { metadata?: Record<string, string | null> };
+    return fileNameFromUploadInfo(readFileSync(uploadInfoPath(dataDir, uploadId), "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** uploadedFileName for the upload's metadata as text (from shared storage). */
+export function fileNameFromUploadInfo(text: string): string | undefined {
+  try {
+    const info = JSON.parse(text) as { metadata?: Record<string, string | null> };
     const name = basename(info.metadata?.filename ?? "").replace(/[^\p{L}\p{N}._ -]/gu, "_").slice(-120);
     return /^[^.]/.test(name) ? name : undefined;
   } catch {
@@ -53,6 +63,19 @@ function takeUpload(dataDir: string, uploadId: string, dir: string): string {
   return dest;
 }
 
+/** The upload, from the bucket: an API node on another machine received it (CLIPYARD_STORAGE_URL). */
+async function fetchUpload(store: ObjectStore, uploadId: string, dir: string): Promise<string> {
+  const dest = join(dir, SOURCE_FILE);
+  if (!(await store.download(uploadKey(uploadId), dest))) throw new PipelineError("media_fetch_failed", `upload ${uploadId} no longer exists (it expired before the job started)`);
+  return dest;
+}
+
+/** The client's file name of an upload kept in shared storage. */
+export async function sharedUploadFileName(store: ObjectStore, uploadId: string): Promise<string | undefined> {
+  const text = await store.getText(uploadInfoKey(uploadId));
+  return text === undefined ? undefined : fileNameFromUploadInfo(text);
+}
+
 /**
  * Acquisition: the source becomes a probed local file. video_url goes through the SSRF-safe
  * downloader; youtube_url through yt-dlp; "upload" (POST /v1/uploads, the source's url holds the
@@ -64,14 +87,14 @@ export async function acquire(
   source: { type: string; url: string },
   dir: string,
   config: Config,
-  opts: { signal?: AbortSignal; onProgress?(fraction: number): void } = {},
+  opts: { signal?: AbortSignal; onProgress?(fraction: number): void; store?: ObjectStore } = {},
 ): Promise<MediaInfo> {
   mkdirSync(dir, { recursive: true });
   let path: string;
   if (source.type === "file") {
     path = source.url;
   } else if (source.type === "upload") {
-    path = takeUpload(config.dataDir, source.url, dir);
+    path = opts.store?.shared ? await fetchUpload(opts.store, source.url, dir) : takeUpload(config.dataDir, source.url, dir);
   } else if (source.type === "youtube_url") {
     try {
       path = await downloadYoutube(source.url, dir, {

@@ -9,7 +9,8 @@ import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { tryLoadEmbedder, type Embedder } from "../inference/embedder.ts";
 import { SpeechRuntimeMissingError } from "../inference/speech-runtime.ts";
 import { ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../models/store.ts";
-import { acquire, uploadedFileName } from "./acquire.ts";
+import { acquire, sharedUploadFileName, uploadedFileName } from "./acquire.ts";
+import type { ObjectStore } from "../storage/index.ts";
 import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./render/captions.ts";
 import { captionRefs, exportRefs, writeExports, type ExportFiles } from "./exports.ts";
 import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights/highlights.ts";
@@ -43,6 +44,8 @@ export type LiveState = {
   trailerExtras?: ClipPlan[];
   rendered?: Array<{ plan: ClipPlan; files: Record<string, string> }>;
   trailer?: { file: string; duration_seconds: number } | null;
+  /** An upload's file name as the client gave it, when it came from shared storage (the data directory has no metadata file then). */
+  uploadName?: string;
   /** Caption sidecars, transcript files, chapters and timeline, written by the notes stage. */
   exports?: ExportFiles;
   warnings: string[];
@@ -68,6 +71,8 @@ function transcriptionFailure(err: unknown): string {
 export interface LivePipelineOptions {
   /** Where a job's deliverables go; default the data directory's jobs/<id>/out (served by share pages). */
   outDir?(job: JobRow): string;
+  /** Shared storage (CLIPYARD_STORAGE_URL): uploads are fetched from it. */
+  store?: ObjectStore;
 }
 
 /**
@@ -86,7 +91,9 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         ctx.state.source = await acquire({ type: job.sourceType, url: job.sourceUrl }, join(ctx.workDir, "source"), config, {
           signal: ctx.signal,
           onProgress: ctx.report,
+          store: opts.store,
         });
+        if (opts.store?.shared && job.sourceType === "upload") ctx.state.uploadName = await sharedUploadFileName(opts.store, job.sourceUrl);
       },
     },
     {
@@ -231,7 +238,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           speakerNames: transcript.speakerNames,
           chapters: plan.chapters ?? [],
           clips: rendered.map((r) => r.plan),
-          source: { name: sourceMediaName(job, source.path, config.dataDir), durationSeconds: source.durationSeconds, fps: source.fps, hasVideo: source.hasVideo },
+          source: { name: sourceMediaName(job, source.path, config.dataDir, ctx.state.uploadName), durationSeconds: source.durationSeconds, fps: source.fps, hasVideo: source.hasVideo },
         });
       },
     },
@@ -247,10 +254,10 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
 const notesTitle = (notes: string): string | undefined => /^# (.+)$/m.exec(notes)?.[1]?.trim();
 
 /** The source's own file name where it has one, so an editor can relink the timeline to its copy. */
-function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: string): string {
+function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: string, uploadName?: string): string {
   const named =
     job.sourceType === "video_url" ? decodeURIComponent(basename(new URL(job.sourceUrl).pathname))
-    : job.sourceType === "upload" ? (uploadedFileName(dataDir, job.sourceUrl) ?? "")
+    : job.sourceType === "upload" ? (uploadName ?? uploadedFileName(dataDir, job.sourceUrl) ?? "")
     : job.sourceType === "file" ? basename(acquiredPath)
     : "";
   return extname(named) ? named : `source${extname(acquiredPath)}`;

@@ -48,7 +48,7 @@ export class PipelineError extends Error {
   }
 }
 
-interface Checkpoint<S> {
+export interface Checkpoint<S> {
   done: string[];
   state: S;
 }
@@ -64,17 +64,30 @@ function writeCheckpoint<S>(workDir: string, cp: Checkpoint<S>): void {
   renameSync(path + ".tmp", path); // atomic replace: a crash leaves the old or the new, never half
 }
 
+/**
+ * A copy of the checkpoint other nodes can read (shared object storage): with one, a job whose worker
+ * died resumes on whichever node takes it over, from the mirror rather than from this node's disk.
+ */
+export interface CheckpointMirror<S> {
+  /** The latest saved checkpoint, with whatever it refers to made local again; undefined to start over. */
+  load(): Promise<Checkpoint<S> | undefined>;
+  /** Saves the checkpoint after `stage`, and first whatever files that stage made which a resume elsewhere needs. */
+  save(cp: Checkpoint<S>, stage: string): Promise<void>;
+}
+
 export interface RunOptions<S> {
   jobId: string;
   workDir: string;
   initialState: S;
   signal: AbortSignal;
   onProgress(stage: string, percent: number): void;
+  mirror?: CheckpointMirror<S>;
 }
 
 export async function runStages<S extends Record<string, unknown>>(stages: Stage<S>[], opts: RunOptions<S>): Promise<S> {
   mkdirSync(opts.workDir, { recursive: true });
-  const cp = readCheckpoint<S>(opts.workDir) ?? { done: [], state: opts.initialState };
+  // With a mirror, this node's own checkpoint may be stale: another node may have gone further since.
+  const cp = (opts.mirror ? await opts.mirror.load() : readCheckpoint<S>(opts.workDir)) ?? { done: [], state: opts.initialState };
   const total = stages.reduce((a, s) => a + s.weight, 0) || 1;
   let before = 0;
   for (const stage of stages) {
@@ -90,6 +103,7 @@ export async function runStages<S extends Record<string, unknown>>(stages: Stage
     await stage.run({ jobId: opts.jobId, workDir: opts.workDir, state: cp.state, report, signal: opts.signal });
     before += stage.weight;
     cp.done.push(stage.name);
+    await opts.mirror?.save(cp, stage.name);
     writeCheckpoint(opts.workDir, cp);
   }
   return cp.state;

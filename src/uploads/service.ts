@@ -6,6 +6,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import type { UploadRow } from "../db/schema.ts";
 import { uploadFilePath, uploadInfoPath, uploadsDir } from "../pipeline/acquire.ts";
+import { uploadInfoKey, uploadKey, type ObjectStore } from "../storage/index.ts";
 import { deleteUpload, findOwnUpload, insertUpload, markUploadComplete, newUploadId, type UploadOwner } from "./store.ts";
 
 /** The path every tus request shares; upload URLs are this plus the upload id. */
@@ -17,6 +18,13 @@ export const UPLOADS_PATH = "/v1/uploads";
  * termination) through @tus/server's FileStore, and a single raw request body for scripts. Either
  * way the upload gets a row owned by the caller's organisation and environment, and the folder
  * holds the same two files: the media and tus's JSON metadata beside it.
+ *
+ * With shared storage (CLIPYARD_STORAGE_URL) a completed upload moves to the bucket (uploads/<id>
+ * and uploads/<id>.json) before the client hears it is complete, so a worker on any machine can
+ * acquire it. tus still receives onto this node's disk (@tus/file-store) rather than into S3 through
+ * @tus/s3-store: that store brings the AWS SDK and keeps each PATCH as a multipart part (5 MiB
+ * minimum, tus chunks are often smaller), while the file store needs nothing new; the price is that
+ * the requests of one unfinished upload must reach the node that received its first bytes.
  */
 export class UploadService {
   private readonly tus: Server;
@@ -28,6 +36,7 @@ export class UploadService {
     private readonly clock: Clock,
     private readonly dataDir: string,
     private readonly maxBytes: number,
+    private readonly store?: ObjectStore,
   ) {
     mkdirSync(uploadsDir(dataDir), { recursive: true });
     this.tus = new Server({
@@ -42,6 +51,7 @@ export class UploadService {
         return {};
       },
       onUploadFinish: async (_req, upload) => {
+        if (this.store?.shared) await this.moveToStore(upload.id);
         markUploadComplete(this.db, this.clock, upload.id, upload.offset);
         return {};
       },
@@ -54,6 +64,10 @@ export class UploadService {
    * already checked that an existing upload belongs to `owner`.
    */
   handleTus(request: Request, owner: UploadOwner): Promise<Response> {
+    if (this.store?.shared && (request.method === "HEAD" || request.method === "DELETE")) {
+      const row = this.find(owner, new URL(request.url).pathname.split("/").pop() ?? "");
+      if (row?.status === "complete") return this.completedInStore(request, row, this.store);
+    }
     this.owners.set(request, owner);
     return this.tus.handleWeb(request);
   }
@@ -108,7 +122,33 @@ export class UploadService {
     renameSync(partial, final);
     const info = { id, size, offset: size, metadata: filename ? { filename } : {}, creation_date: new Date(this.clock.now()).toISOString() };
     writeFileSync(uploadInfoPath(this.dataDir, id), JSON.stringify(info));
+    if (this.store?.shared) await this.moveToStore(id);
     return insertUpload(this.db, this.clock, owner, id, { size, filename, complete: true });
+  }
+
+  /** The bucket becomes the upload's only home: no node keeps a copy another could miss. */
+  private async moveToStore(id: string): Promise<void> {
+    const store = this.store!;
+    await store.putFile(uploadKey(id), uploadFilePath(this.dataDir, id));
+    await store.putText(uploadInfoKey(id), await Bun.file(uploadInfoPath(this.dataDir, id)).text());
+    rmSync(uploadFilePath(this.dataDir, id), { force: true });
+    rmSync(uploadInfoPath(this.dataDir, id), { force: true });
+  }
+
+  /**
+   * tus HEAD (a client checking how far it got) and DELETE (termination) for an upload already moved
+   * to the bucket: the file store no longer has it, and would answer 404.
+   */
+  private async completedInStore(request: Request, row: UploadRow, store: ObjectStore): Promise<Response> {
+    const tus = { "tus-resumable": "1.0.0", "cache-control": "no-store" };
+    if (request.method === "HEAD") {
+      const size = String(row.size ?? 0);
+      return new Response(null, { status: 200, headers: { ...tus, "upload-offset": size, "upload-length": size } });
+    }
+    await store.delete(uploadKey(row.id));
+    await store.delete(uploadInfoKey(row.id));
+    deleteUpload(this.db, row.id);
+    return new Response(null, { status: 204, headers: tus });
   }
 
   private tooLarge(): ApiError {

@@ -6,6 +6,8 @@ import type { Db } from "../db/client.ts";
 import { jobs, uploads, type UploadRow } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { uploadFilePath, uploadInfoPath, uploadsDir } from "../pipeline/acquire.ts";
+import { log } from "../log.ts";
+import { uploadInfoKey, uploadKey, type ObjectStore } from "../storage/index.ts";
 
 /**
  * Uploaded media: a row per upload (owner organisation and environment, state, expiry) and the file
@@ -67,7 +69,7 @@ export function keepUploadForJob(db: Db, clock: Clock, id: string): void {
  * Deletes expired uploads (row, file, and the tus metadata beside it), except those a queued or
  * processing job still has to read. Returns the ids removed.
  */
-export function sweepExpiredUploads(db: Db, clock: Clock, dataDir: string): string[] {
+export function sweepExpiredUploads(db: Db, clock: Clock, dataDir: string, store?: ObjectStore): string[] {
   const inUse = db
     .select({ id: jobs.sourceUrl })
     .from(jobs)
@@ -78,7 +80,15 @@ export function sweepExpiredUploads(db: Db, clock: Clock, dataDir: string): stri
     .where(and(lte(uploads.expiresAt, clock.now()), sql`${uploads.id} NOT IN ${inUse}`))
     .all()
     .map((r) => r.id);
-  for (const id of expired) discardUpload(db, dataDir, id);
+  for (const id of expired) {
+    discardUpload(db, dataDir, id);
+    // The row is gone first: a job can no longer be submitted with the id while its object goes.
+    if (store?.shared) {
+      Promise.all([store.delete(uploadKey(id)), store.delete(uploadInfoKey(id))]).catch((err) =>
+        log.warn("could not delete an expired upload from shared storage", { upload: id, error: (err as Error).message }),
+      );
+    }
+  }
   removeStalePartials(dataDir, clock.now() - UPLOAD_TTL_MS);
   return expired;
 }

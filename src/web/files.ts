@@ -1,21 +1,7 @@
 import { existsSync, statSync } from "node:fs";
-import { extname } from "node:path";
+import { contentTypeFor } from "../storage/content-type.ts";
 
-const TYPES: Record<string, string> = {
-  ".mp4": "video/mp4",
-  ".m4a": "audio/mp4",
-  ".mp3": "audio/mpeg",
-  ".md": "text/markdown; charset=utf-8",
-  ".json": "application/json",
-  ".vtt": "text/vtt; charset=utf-8",
-  ".srt": "application/x-subrip; charset=utf-8",
-  ".txt": "text/plain; charset=utf-8",
-  ".otio": "application/json",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-};
-
-export const contentTypeFor = (path: string): string => TYPES[extname(path).toLowerCase()] ?? "application/octet-stream";
+export { contentTypeFor };
 
 /**
  * Serves a local file with single-range support (RFC 9110 §14): players seek with Range requests.
@@ -23,10 +9,20 @@ export const contentTypeFor = (path: string): string => TYPES[extname(path).toLo
  */
 export function serveFile(path: string, request: Request, extraHeaders: Record<string, string> = {}): Response {
   if (!existsSync(path)) return new Response("not found", { status: 404 });
-  const size = statSync(path).size;
-  const file = Bun.file(path);
+  return serveBlob(Bun.file(path), statSync(path).size, path, request, extraHeaders);
+}
+
+/**
+ * serveFile's answer for any Blob whose slices are read lazily: a file on disk, or an object in the
+ * bucket (CLIPYARD_STORAGE_PROXY), where each slice is one ranged GET. `name` gives the content type.
+ * `stream`: hand the body over as a stream (Bun's Response refuses an S3 file with a status and headers).
+ */
+export function serveBlob(file: Blob, size: number, name: string, request: Request, extraHeaders: Record<string, string> = {}, opts: { stream?: boolean } = {}): Response {
+  // Bun 1.4 sends a stream chunked and drops our Content-Length (oven-sh/bun#10507): a proxied GET
+  // has no length header; HEAD, and Content-Range on a 206, still carry the size.
+  const body = (b: Blob) => (opts.stream ? b.stream() : b);
   const headers: Record<string, string> = {
-    "content-type": contentTypeFor(path),
+    "content-type": contentTypeFor(name),
     "accept-ranges": "bytes",
     "cache-control": "private, max-age=3600",
     ...extraHeaders,
@@ -47,13 +43,12 @@ export function serveFile(path: string, request: Request, extraHeaders: Record<s
     if (start > end || start >= size) {
       return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${size}` } });
     }
-    const body = request.method === "HEAD" ? null : file.slice(start, end + 1);
-    return new Response(body, {
+    return new Response(request.method === "HEAD" ? null : body(file.slice(start, end + 1)), {
       status: 206,
       headers: { ...headers, "content-range": `bytes ${start}-${end}/${size}`, "content-length": String(end - start + 1) },
     });
   }
-  return new Response(request.method === "HEAD" ? null : file, {
+  return new Response(request.method === "HEAD" ? null : body(file), {
     status: 200,
     headers: { ...headers, "content-length": String(size) },
   });

@@ -10,7 +10,8 @@ import { shareTokenHash } from "../jobs/share.ts";
 import { getJobByShareHash } from "../jobs/store.ts";
 import { fixturePath } from "../sandbox/fixtures.ts";
 import { esc, fmtTime, htmlSecurityHeaders, page } from "./html.ts";
-import { serveFile } from "./files.ts";
+import { serveBlob, serveFile } from "./files.ts";
+import { jobOutputKey, PRESIGN_SECONDS } from "../storage/index.ts";
 
 
 function findShared(ctx: AppContext, token: string) {
@@ -128,17 +129,33 @@ function exportsSection(output: StoredOutput, src: (ref: string) => string): str
   return `<section class="card" data-exports style="margin-top:20px"><h2>For your editor</h2><p class="muted">The transcript, chapters for your podcast feed, and a timeline with the clips as ranges of the episode.</p>${links}</section>`;
 }
 
-/** GET /share/{token}/files/{name}: only files the job's output names, with Range support. */
-export function shareFile(ctx: AppContext, token: string, name: string, request: Request): Response {
+/**
+ * GET /share/{token}/files/{name}: only files the job's output names, with Range support. With shared
+ * storage a job's file is a redirect to a presigned URL of the object (valid PRESIGN_SECONDS), or,
+ * with CLIPYARD_STORAGE_PROXY, streamed from the bucket through here; either way only after the
+ * token and the output's list of files have been checked, exactly as for a local file. Bundled
+ * sandbox fixtures are in every node's binary and are served from it whatever the storage.
+ */
+export async function shareFile(ctx: AppContext, token: string, name: string, request: Request): Promise<Response> {
   const found = findShared(ctx, token);
   if (!found) return notFound();
   const ref = outputFiles(found.output).map(parseFileRef).find((r) => r?.name === name);
   if (!ref) return notFound();
-  const path = ref.kind === "fixture" ? fixturePath(ref.name) : join(jobOutputDir(ctx.config.dataDir, found.job.id), ref.name);
-  if (!path) return notFound();
-  return serveFile(path, request, {
+  const headers = {
     "content-disposition": `inline; filename="${ref.name}"`,
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",
-  });
+  };
+  if (ref.kind === "job" && ctx.storage.shared) {
+    const key = jobOutputKey(found.job.id, ref.name);
+    if (ctx.config.storage?.proxy) {
+      const object = await ctx.storage.open(key);
+      return object ? serveBlob(object.body, object.size, ref.name, request, headers, { stream: true }) : new Response("not found", { status: 404 });
+    }
+    // The URL expires, so neither the browser nor a proxy may keep the redirect.
+    return new Response(null, { status: 302, headers: { location: ctx.storage.presign(key, PRESIGN_SECONDS)!, "cache-control": "no-store", "referrer-policy": "no-referrer" } });
+  }
+  const path = ref.kind === "fixture" ? fixturePath(ref.name) : join(jobOutputDir(ctx.config.dataDir, found.job.id), ref.name);
+  if (!path) return notFound();
+  return serveFile(path, request, headers);
 }

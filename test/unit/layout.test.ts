@@ -16,7 +16,7 @@ function layerOf(path: string): Layer {
   if (/^src\/(api|web|mcp|cli)\//.test(path) || path === "src/main.ts" || path === "src/app.ts") return "http";
   if (/^src\/(jobs|webhooks|billing|sandbox|accounts|uploads|feeds|watch)\//.test(path)) return "domain";
   if (path.startsWith("src/pipeline/")) return "pipeline";
-  if (/^src\/(media|models|inference|db|net)\//.test(path)) return "adapter";
+  if (/^src\/(media|models|inference|db|net|storage)\//.test(path)) return "adapter";
   if (/^src\/[^/]+$/.test(path)) return "kernel";
   throw new Error(`${path}: a folder the layers do not name; add it to layerOf (and README's architecture)`);
 }

@@ -1,0 +1,58 @@
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { jobOutputKey, jobResumePrefix, type ObjectStore } from "../storage/index.ts";
+import { contentTypeFor } from "../storage/content-type.ts";
+import { SOURCE_FILE } from "./acquire.ts";
+import type { CheckpointMirror, Checkpoint } from "./stage.ts";
+import type { MediaInfo } from "./types.ts";
+
+/**
+ * Uploads every file in a job's local output folder to the store and removes the local copy: the
+ * share page serves them from the bucket, and a node that takes the job over finds them there.
+ */
+export async function publishOutputs(store: ObjectStore, jobId: string, outDir: string): Promise<string[]> {
+  if (!existsSync(outDir)) return [];
+  const names = readdirSync(outDir).filter((n) => /^[A-Za-z0-9._-]+$/.test(n));
+  for (const name of names) {
+    await store.putFile(jobOutputKey(jobId, name), join(outDir, name), { contentType: contentTypeFor(name), contentDisposition: `inline; filename="${name}"` });
+    rmSync(join(outDir, name), { force: true });
+  }
+  return names;
+}
+
+/**
+ * The live pipeline's checkpoint in shared storage, under jobs/<id>/resume/: checkpoint.json and the
+ * acquired source. The source is stored rather than acquired again on resume: a URL may have gone or
+ * changed (the transcript's times must match the bytes the clips are cut from), YouTube may refuse or
+ * be slow, and a client may delete its upload while the job runs. Outputs a stage rendered go to
+ * jobs/<id>/out/ before the checkpoint that says the stage is done, so a checkpoint never names a
+ * file that only a dead node had.
+ */
+export function sharedCheckpoint<S extends { source?: MediaInfo }>(store: ObjectStore, jobId: string, workDir: string, outDir: string): CheckpointMirror<S> {
+  const prefix = jobResumePrefix(jobId);
+  return {
+    async load() {
+      const text = await store.getText(`${prefix}checkpoint.json`);
+      if (text === undefined) return undefined;
+      const cp = JSON.parse(text) as Checkpoint<S>;
+      if (cp.state.source) {
+        // The path is the node that acquired it's; here the source comes down from the bucket first.
+        const local = join(workDir, "source", SOURCE_FILE);
+        if (!(await store.download(`${prefix}${SOURCE_FILE}`, local))) return undefined;
+        cp.state.source = { ...cp.state.source, path: local };
+      }
+      return cp;
+    },
+    async save(cp, stage) {
+      if (stage === "acquire" && cp.state.source) await store.putFile(`${prefix}${SOURCE_FILE}`, cp.state.source.path);
+      await publishOutputs(store, jobId, outDir);
+      await store.putText(`${prefix}checkpoint.json`, JSON.stringify(cp));
+    },
+  };
+}
+
+/** The job is over (complete or failed): what only a resume needed goes; a failed job's partial outputs too. */
+export async function discardSharedCheckpoint(store: ObjectStore, jobId: string, opts: { outputs: boolean }): Promise<void> {
+  await store.deletePrefix(jobResumePrefix(jobId));
+  if (opts.outputs) await store.deletePrefix(`jobs/${jobId}/out/`);
+}
