@@ -2,7 +2,7 @@ import { systemClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./api/context.ts";
 import { openDb } from "./db/client.ts";
-import { installationSecret } from "./db/settings.ts";
+import { agreedSetting, installationSecret } from "./db/settings.ts";
 import { DbSlidingWindowLimiter, SlidingWindowLimiter } from "./api/rate-limit.ts";
 import { buildApi } from "./api/app.ts";
 import { StagedLiveRunner } from "./jobs/live-runner.ts";
@@ -43,7 +43,14 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
   let scheduler: Scheduler | undefined;
   const policy = { allowPrivateNetwork: config.allowPrivateNetwork, allowHttp: config.allowHttp };
   const present = { publicUrl: config.publicUrl, shareSecret };
-  const box = SecretBox.forDataDir(config.dataDir);
+  const box = SecretBox.forConfig(config);
+  // A node with another key would seal webhook secrets the others cannot open (and fail to open
+  // theirs): refuse to start instead of failing deliveries later.
+  if (agreedSetting(db, "secret_box_fingerprint", box.fingerprint()) !== box.fingerprint()) {
+    throw new Error(
+      "CLIPYARD_SECRET_KEY: this node's secret key is not the one this database's webhook secrets are sealed with; give every node of a cluster the same CLIPYARD_SECRET_KEY (docs/scale-out.md)",
+    );
+  }
   const deliveries = new DeliveryWorker(db, clock, box, policy, config.timeScale);
   transitions.onTerminal(jobEventOutbox(db, clock, present, () => deliveries.wake()));
   const ctx: AppContext = {

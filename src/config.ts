@@ -35,6 +35,10 @@ const EnvSchema = z.object({
   CLIPYARD_MAX_MEDIA_SECONDS: z.coerce.number().positive().default(4 * 3600),
   CLIPYARD_FEED_POLL_SECONDS: z.coerce.number().positive().default(900),
   CLIPYARD_WATCH_SETTLE_SECONDS: z.coerce.number().positive().default(2),
+  CLIPYARD_SECRET_KEY: z
+    .string()
+    .refine((v) => /^[A-Za-z0-9+/]{43}=$/.test(v) && Buffer.from(v, "base64").length === 32, "must be 32 random bytes in base64 (openssl rand -base64 32)")
+    .optional(),
   CLIPYARD_ROLE: z.enum(["all", "api", "worker"]).default("all"),
   CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
   CLIPYARD_LEASE_SECONDS: z.coerce.number().min(5).max(3600).default(60),
@@ -114,6 +118,8 @@ export type Config = {
   speechDir: string;
   maxMediaBytes: number;
   maxMediaSeconds: number;
+  /** The key sealing webhook secrets, shared by every node of a cluster; absent: a key file in dataDir. */
+  secretKey?: string;
   /** What `clipyard serve` runs on this node: all (one appliance), api (HTTP only) or worker (scheduler and pipeline). */
   role: "all" | "api" | "worker";
   workers: number;
@@ -177,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     speechDir: resolve(e.CLIPYARD_SPEECH_DIR ?? (COMPILED ? resolve(dataDir, "..", "speech-venv") : resolve(ROOT_DIR, ".vendor", "speech-venv"))),
     maxMediaBytes: e.CLIPYARD_MAX_MEDIA_BYTES,
     maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,
+    secretKey: e.CLIPYARD_SECRET_KEY,
     role: e.CLIPYARD_ROLE,
     workers: e.CLIPYARD_WORKERS,
     leaseSeconds: e.CLIPYARD_LEASE_SECONDS,

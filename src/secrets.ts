@@ -1,14 +1,28 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
  * Secrets the appliance must be able to read back (webhook signing secrets) are sealed with
  * AES-256-GCM under a master key kept in a file beside, not inside, the database: a copied or
- * backed-up database alone does not leak them.
+ * backed-up database alone does not leak them. The nodes of a cluster share one key through
+ * CLIPYARD_SECRET_KEY (what one node seals, another opens); a single appliance makes its own file.
  */
 export class SecretBox {
   private constructor(private readonly key: Buffer) {}
+
+  /** CLIPYARD_SECRET_KEY (base64 of 32 bytes) when set, else the data directory's key file. */
+  static forConfig(config: { dataDir: string; secretKey?: string }): SecretBox {
+    return config.secretKey ? new SecretBox(Buffer.from(config.secretKey, "base64")) : SecretBox.forDataDir(config.dataDir);
+  }
+
+  /**
+   * Names the key without revealing it, so nodes can check they hold the same one (an HMAC under the
+   * key of a fixed text: learning it tells nothing about the key).
+   */
+  fingerprint(): string {
+    return createHmac("sha256", this.key).update("clipyard secret-box fingerprint v1").digest("hex").slice(0, 32);
+  }
 
   static forDataDir(dataDir: string): SecretBox {
     const dir = join(dataDir, "secrets");

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -98,7 +99,8 @@ test("an upload and a live job with S3 storage: both in the bucket, none of it l
 }, 300_000);
 
 test("kill -9 mid-job: another node with its own data directory resumes at the checkpointed stage from the bucket, and proxies media with Range", async () => {
-  const env = { ...LAN, CLIPYARD_LEASE_SECONDS: "5" };
+  // Two data directories: the nodes share the key that seals webhook secrets through the setting.
+  const env = { ...LAN, CLIPYARD_LEASE_SECONDS: "5", CLIPYARD_SECRET_KEY: randomBytes(32).toString("base64") };
   const a = new ServerProcess(freePort(), { ...env, ...sw.env() });
   let b: ServerProcess | undefined;
   try {

@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { buildAppliance } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDb, tx } from "../../src/db/client.ts";
 import { migrations } from "../../src/db/migrations.ts";
@@ -76,4 +77,17 @@ test("an unreachable server is a clear start-up error, not a hang", () => {
 test("a database URL that is not PostgreSQL's, or a schema name that is not a plain SQL name, is refused at start", () => {
   expect(() => loadConfig({ CLIPYARD_DATABASE_URL: "mysql://db.example.com/clipyard" })).toThrow("invalid configuration: CLIPYARD_DATABASE_URL: must be a postgres:// URL");
   expect(() => openDb({ dataDir, databaseUrl: "postgres://clipyard@127.0.0.1:1/x?schema=Robert%27);DROP" })).toThrow(/schema must be a lower-case SQL name/);
+});
+
+test("a node whose secret key differs from the one its database's webhook secrets are sealed with refuses to start", () => {
+  const databaseUrl = freshSchemaUrl();
+  const key = (b: number) => Buffer.alloc(32, b).toString("base64");
+  const first = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dataDir, CLIPYARD_DATABASE_URL: databaseUrl, CLIPYARD_SECRET_KEY: key(1) }));
+  first.ctx.db.$client.close();
+  const same = buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: mkdtempSync(join(tmpdir(), "clipyard-pg-unit-")), CLIPYARD_DATABASE_URL: databaseUrl, CLIPYARD_SECRET_KEY: key(1) }));
+  same.ctx.db.$client.close();
+  expect(() => buildAppliance(loadConfig({ CLIPYARD_DATA_DIR: dataDir, CLIPYARD_DATABASE_URL: databaseUrl, CLIPYARD_SECRET_KEY: key(2) }))).toThrow(
+    /CLIPYARD_SECRET_KEY: this node's secret key is not the one/,
+  );
+  expect(() => loadConfig({ CLIPYARD_SECRET_KEY: "c2hvcnQ=" })).toThrow("CLIPYARD_SECRET_KEY: must be 32 random bytes in base64");
 });
