@@ -24,7 +24,7 @@
 import { spawn, type Subprocess } from "bun";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { median, numberFlag, runLoad, stringFlag, table } from "./load.ts";
 
@@ -300,6 +300,10 @@ const say = (s: string) => {
   console.log(s);
 };
 
+// Other people's work on a shared machine moves every number here: say how busy it was.
+const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const loadBefore = load();
+
 try {
   const commonEnv = {
     CLIPYARD_LOG_LEVEL: "info",
@@ -455,6 +459,8 @@ try {
     say(`GET /v1/jobs/{id} of a queued sandbox job (as scripts/bench/api.ts): ${rounds} rounds × ${seconds} s, ${concurrency} connections, ${Math.ceil((60_000 * seconds * rounds) / 600)} keys round-robin (rate limit in memory on SQLite, in rate_hits on PostgreSQL), the load generator and PostgreSQL on the same ${cpus().length} cores`);
     say(table(results));
   }
+  say("");
+  say(`load average (1, 5, 15 min) before: ${loadBefore}; after: ${load()}`);
   if (problems.length) {
     say("");
     say("Problems seen:");
