@@ -63,7 +63,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     transitions,
     submitEffects: [],
     reviewEffects: [clipReviewedOutbox(db, clock, present, () => deliveries.wake())],
-    renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake()),
+    renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake(), storage),
     billing,
     storage,
     uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes, storage),

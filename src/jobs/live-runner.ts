@@ -48,17 +48,17 @@ export class StagedLiveRunner<S extends Record<string, unknown> & { source?: Med
       const { code, message } = publicFailure(err, this.config);
       log.warn("job failed", { job: job.id, code, message, detail: failureDetail(err) });
       const failed = this.transitions.fail(job.id, code, message, guard);
-      if (shared && failed) await this.discard(shared, job.id, true);
+      if (shared && failed) await this.discard(shared, job.id);
       return;
     }
-    const completed = this.transitions.complete(job.id, this.pipeline.output(state, job), guard);
-    if (shared && completed) await this.discard(shared, job.id, false);
+    // A complete job keeps its shared checkpoint: re-renders start from its source and words.
+    this.transitions.complete(job.id, this.pipeline.output(state, job), guard);
   }
 
   /** Only once the job is over under this worker's lease: a worker that lost it must not delete what the new owner resumes from. */
-  private async discard(store: ObjectStore, jobId: string, outputs: boolean): Promise<void> {
+  private async discard(store: ObjectStore, jobId: string): Promise<void> {
     try {
-      await discardSharedCheckpoint(store, jobId, { outputs });
+      await discardSharedCheckpoint(store, jobId);
     } catch (err) {
       log.warn("could not remove the job's checkpoint from shared storage", { job: jobId, error: (err as Error).message });
     }

@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
@@ -8,8 +8,8 @@ import { log } from "../log.ts";
 import type { CaptionStyle } from "../pipeline/render/captions.ts";
 import type { RerenderFn } from "../pipeline/render/rerender.ts";
 import type { ClipFormat } from "../pipeline/render/render.ts";
-import { jobOutputDir, outputFiles, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
-import { publishOutputs } from "../pipeline/shared-checkpoint.ts";
+import { jobOutputDir, jobWorkDir, outputFiles, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
+import { publishOutputs, restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
 import { jobOutputKey, type ObjectStore } from "../storage/index.ts";
 import { Pacer } from "./pacer.ts";
 import { claimNextRender, extendRenderLease, finishRender, nextRenderDueAt, releaseRenders } from "./renders-store.ts";
@@ -88,6 +88,11 @@ export class ClipRenderWorker {
     }, LEASE_MS / 4);
     this.beat = beat;
     try {
+      // A job this node did not run: its source and words come down from the shared checkpoint.
+      if (this.store?.shared) {
+        await restoreCheckpoint(this.store, row.jobId, jobWorkDir(this.dataDir, row.jobId), { source: true });
+        mkdirSync(jobOutputDir(this.dataDir, row.jobId), { recursive: true });
+      }
       const result = await this.render({
         dataDir: this.dataDir,
         jobId: row.jobId,

@@ -8,7 +8,9 @@ import type { CaptionStyle } from "../pipeline/render/captions.ts";
 import { snapToSentenceEdges } from "../pipeline/highlights/clip-bounds.ts";
 import { checkpointWords } from "../pipeline/render/rerender.ts";
 import type { ClipFormat } from "../pipeline/render/render.ts";
-import { clipCaptionStyle, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
+import { clipCaptionStyle, jobWorkDir, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
+import { restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
+import type { ObjectStore } from "../storage/index.ts";
 import { insertRender, renderByIdempotencyKey } from "./renders-store.ts";
 import { getJob, getJobById, replaceOutput } from "./store.ts";
 
@@ -43,7 +45,19 @@ export class RenderRequests {
     private readonly clock: Clock,
     private readonly dataDir: string,
     private readonly wake: () => void,
+    /** Shared storage: a job this node did not run has its checkpoint (the words) in the bucket. */
+    private readonly store?: ObjectStore,
   ) {}
+
+  /**
+   * Makes this node able to answer a re-render request for a job it did not run (a cluster's API
+   * node): its words come down from the shared checkpoint. Call before request(), which is synchronous.
+   */
+  async prepare(scope: Scope, jobId: string): Promise<void> {
+    if (!this.store?.shared) return;
+    const job = getJob(this.db, scope, jobId);
+    if (job?.env === "live" && job.status === "complete") await restoreCheckpoint(this.store, jobId, jobWorkDir(this.dataDir, jobId), { source: false });
+  }
 
   request(scope: Scope, jobId: string, clipId: string, params: RerenderParams, idempotencyKey?: string): { job: JobRow; clip: StoredClip; replayed: boolean } {
     const requestHash = sha256Hex(JSON.stringify([jobId, clipId, params.caption_style ?? null, params.start_time ?? null, params.end_time ?? null, params.formats ?? null]));

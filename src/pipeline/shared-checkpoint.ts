@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { jobOutputKey, jobResumePrefix, type ObjectStore } from "../storage/index.ts";
 import { contentTypeFor } from "../storage/content-type.ts";
 import { SOURCE_FILE } from "./acquire.ts";
-import type { CheckpointMirror, Checkpoint } from "./stage.ts";
+import { readCheckpoint, writeCheckpoint, type CheckpointMirror, type Checkpoint } from "./stage.ts";
 import type { MediaInfo } from "./types.ts";
 
 /**
@@ -51,8 +51,32 @@ export function sharedCheckpoint<S extends { source?: MediaInfo }>(store: Object
   };
 }
 
-/** The job is over (complete or failed): what only a resume needed goes; a failed job's partial outputs too. */
-export async function discardSharedCheckpoint(store: ObjectStore, jobId: string, opts: { outputs: boolean }): Promise<void> {
+/**
+ * A finished job's checkpoint made local from the bucket, on a node that did not run the job: a
+ * re-render needs its words (the API node snaps new times to sentence edges) and its source (the
+ * render worker cuts from it). Nothing is fetched when this node already has what is asked for.
+ */
+export async function restoreCheckpoint(store: ObjectStore, jobId: string, workDir: string, opts: { source: boolean }): Promise<void> {
+  const local = readCheckpoint<{ source?: MediaInfo }>(workDir);
+  if (local && (!opts.source || !local.state.source || existsSync(local.state.source.path))) return;
+  const prefix = jobResumePrefix(jobId);
+  const text = await store.getText(`${prefix}checkpoint.json`);
+  if (text === undefined) return;
+  const cp = JSON.parse(text) as Checkpoint<{ source?: MediaInfo }>;
+  if (cp.state.source) {
+    const path = join(workDir, "source", SOURCE_FILE);
+    if (opts.source && !(await store.download(`${prefix}${SOURCE_FILE}`, path))) return;
+    cp.state.source = { ...cp.state.source, path };
+  }
+  mkdirSync(workDir, { recursive: true });
+  writeCheckpoint(workDir, cp);
+}
+
+/**
+ * A failed job's checkpoint and partial outputs leave the bucket. A complete job keeps its
+ * checkpoint (the source and the transcript): its clips can be re-rendered on any node.
+ */
+export async function discardSharedCheckpoint(store: ObjectStore, jobId: string): Promise<void> {
   await store.deletePrefix(jobResumePrefix(jobId));
-  if (opts.outputs) await store.deletePrefix(`jobs/${jobId}/out/`);
+  await store.deletePrefix(`jobs/${jobId}/out/`);
 }

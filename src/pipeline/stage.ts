@@ -58,7 +58,7 @@ export function readCheckpoint<S>(workDir: string): Checkpoint<S> | undefined {
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Checkpoint<S>) : undefined;
 }
 
-function writeCheckpoint<S>(workDir: string, cp: Checkpoint<S>): void {
+export function writeCheckpoint<S>(workDir: string, cp: Checkpoint<S>): void {
   const path = join(workDir, "checkpoint.json");
   writeFileSync(path + ".tmp", JSON.stringify(cp));
   renameSync(path + ".tmp", path); // atomic replace: a crash leaves the old or the new, never half

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -7,20 +8,21 @@ import { openDb, type Db } from "../../src/db/client.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { freshSchemaUrl, stopOwnPostgres } from "../helpers/postgres.ts";
 import { freePort, ServerProcess } from "../helpers/process.ts";
+import { startSeaweedFs, type SeaweedFs } from "../helpers/seaweedfs.ts";
 import { eventually } from "../helpers/wait.ts";
 
 /**
- * A cluster on one machine: two API nodes and two worker nodes, separate processes on one PostgreSQL
- * (a schema of this test's own) and one data folder (the shared storage a NAS or an object store gives
- * a real cluster). Each property of docs/scale-out.md is checked through the API nodes, the way
- * clients see the cluster.
+ * A cluster on one machine, shaped like one on many: two API nodes and two worker nodes, separate
+ * processes with a data folder each (working files only), sharing one PostgreSQL (a schema of this
+ * test's own), one S3 bucket (SeaweedFS) and the key that seals webhook secrets. Each property of
+ * docs/scale-out.md is checked through the API nodes, the way clients see the cluster.
  */
 const ROOT = resolve(import.meta.dir, "../..");
-const dataDir = mkdtempSync(join(tmpdir(), "clipyard-cluster-"));
 const mediaDir = mkdtempSync(join(tmpdir(), "clipyard-cluster-media-"));
 const databaseUrl = freshSchemaUrl("cluster");
 const common = {
   CLIPYARD_DATABASE_URL: databaseUrl,
+  CLIPYARD_SECRET_KEY: randomBytes(32).toString("base64"),
   CLIPYARD_TIME_SCALE: "0.05",
   // A dead worker's job is taken over 5 s after its last heartbeat.
   CLIPYARD_LEASE_SECONDS: "5",
@@ -28,13 +30,15 @@ const common = {
   CLIPYARD_ALLOW_HTTP: "1",
   CLIPYARD_WORKERS: "1",
 };
-const node = (name: string) => {
-  const p = new ServerProcess(freePort(), common, dataDir);
-  p.logName = `${name}.log`;
+let sw: SeaweedFs;
+const nodes: ServerProcess[] = [];
+const node = () => {
+  const p = new ServerProcess(freePort(), { ...common, ...sw.env() });
+  nodes.push(p);
   return p;
 };
-const apis = [node("api1"), node("api2")];
-const workers = [node("worker1"), node("worker2")];
+let apis: ServerProcess[];
+let workers: ServerProcess[];
 let media: ReturnType<typeof startMediaServer>;
 let db: Db;
 
@@ -43,18 +47,22 @@ beforeAll(async () => {
   const cut = spawnSync("ffmpeg", ["-v", "error", "-i", join(ROOT, "fixtures/sample/rooftop-hours.m4a"), "-t", "30", "-c", "copy", join(mediaDir, "short.m4a")]);
   if (cut.status !== 0) throw new Error(`ffmpeg: ${cut.stderr}`);
   media = startMediaServer(mediaDir);
+  sw = await startSeaweedFs();
+  apis = [node(), node()];
+  workers = [node(), node()];
   // The first node migrates the schema; the others find it done (and wait on the migration lock if not).
   await apis[0]!.start("--role", "api");
   await Promise.all([apis[1]!.start("--role", "api"), ...workers.map((w) => w.start("--role", "worker"))]);
-  db = openDb({ dataDir, databaseUrl });
+  db = openDb({ dataDir: mediaDir, databaseUrl });
 }, 180_000);
 
 afterAll(async () => {
-  for (const p of [...apis, ...workers]) if (p.proc && p.proc.exitCode === null) await p.kill9();
+  for (const p of nodes) if (p.proc && p.proc.exitCode === null) await p.kill9();
   db?.$client.close();
   media?.stop();
+  await sw?.stop();
   stopOwnPostgres();
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const p of nodes) rmSync(p.dataDir, { recursive: true, force: true });
   rmSync(mediaDir, { recursive: true, force: true });
 });
 
@@ -118,7 +126,8 @@ test("live jobs spread over both workers; a worker killed mid-job has its job fi
   expect(attempts.attempts).toBe(2);
   expect(readFileSync(survivor.logPath, "utf8")).toContain("requeued jobs whose lease lapsed");
 
-  // Every media URL, fetched from either API node with a Range request, gives the same bytes.
+  // Every media URL, fetched from either API node with a Range request, gives the same bytes (each
+  // node redirects to a presigned URL of the one bucket; the client follows it with its Range).
   for (const job of done) {
     const urls = [...job.output.clips.flatMap((c: any) => Object.values(c.rendered_urls)), job.output.transcript_srt_url].filter(Boolean) as string[];
     expect(urls.length).toBeGreaterThanOrEqual(2);
@@ -139,8 +148,9 @@ test("live jobs spread over both workers; a worker killed mid-job has its job fi
 
 test("SIGTERM hands a worker's live job back at once; another worker takes it over without waiting for the lease", async () => {
   const key = await apis[0]!.cli("keys", "create", "--org", "cluster-term", "--env", "live");
-  const running = workers.find((w) => w.proc && w.proc.exitCode === null)!;
-  const fresh = node("worker3");
+  // The worker still alive after the previous test (a killed process has a signalCode, no exitCode).
+  const running = workers.find((w) => w.proc && w.proc.exitCode === null && w.proc.signalCode === null)!;
+  const fresh = node();
   const body = { source: { type: "video_url", url: media.url("short.m4a") }, options: { clip_count: 1, min_clip_seconds: 5, max_clip_seconds: 15 } };
   const id = (await post(apis[0]!, key, body)).json.id as string;
   const lease = () => db.$client.query("SELECT status, lease_owner, attempts FROM jobs WHERE id = ?").get(id) as { status: string; lease_owner: string | null; attempts: number };
@@ -158,4 +168,32 @@ test("SIGTERM hands a worker's live job back at once; another worker takes it ov
   const job = await eventually(() => apis[0]!.api("GET", `/v1/jobs/${id}`, key), (j: any) => j.status === "complete" || j.status === "failed", { timeoutMs: 300_000, what: "the job finished" });
   expect(job.status).toBe("complete");
   expect(lease().attempts).toBe(2);
+
+  // A re-render asked of an API node that never ran the job (its words come from the bucket), rendered
+  // by a worker that never ran it either (its source comes from the bucket), served by the other API node.
+  fresh.proc!.kill("SIGTERM");
+  expect(await fresh.proc!.exited).toBe(0);
+  const stranger = node();
+  await stranger.start("--role", "worker");
+  workers.push(stranger);
+  const clip = job.output.clips[0];
+  const asked = await fetch(`${apis[1]!.baseUrl}/v1/jobs/${id}/clips/${clip.id}/renders`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ caption_style: "minimal", formats: ["x"] }),
+  });
+  expect(asked.status).toBe(202);
+  const rendered = await eventually(
+    () => apis[0]!.api("GET", `/v1/jobs/${id}`, key),
+    (j: any) => ["complete", "failed"].includes(j.output.clips[0].render?.status),
+    { timeoutMs: 240_000, what: "the re-render" },
+  );
+  const after = rendered.output.clips[0];
+  // The stranger's log says why, if it failed.
+  expect({ status: after.render.status, warnings: readFileSync(stranger.logPath, "utf8").split("\n").filter((l) => l.includes('"level":"warn"')) }).toEqual({ status: "complete", warnings: [] });
+  expect(after.caption_style).toBe("minimal");
+  expect(after.rendered_urls.x).not.toBe(clip.rendered_urls.x);
+  const res = await fetch(apis[0]!.baseUrl + new URL(after.rendered_urls.x).pathname, { headers: { range: "bytes=0-7" } });
+  expect(res.status).toBe(206);
+  expect(new TextDecoder().decode(new Uint8Array(await res.arrayBuffer()).slice(4, 8))).toBe("ftyp");
 }, 400_000);

@@ -65,9 +65,9 @@ test("an upload and a live job with S3 storage: both in the bucket, none of it l
     const timeline = await (await fetch(out.timeline_url, { redirect: "follow" })).json();
     expect(JSON.stringify(timeline)).toContain("call.wav");
 
-    // Outputs are in the bucket; what only a resume needed is gone; the node kept no output.
+    // Outputs are in the bucket, and the checkpoint re-renders start from; the node kept no output.
     const keys = await sw.keys(`jobs/${id}/`);
-    expect(keys.filter((k) => k.includes("/resume/"))).toEqual([]);
+    expect(keys.filter((k) => k.includes("/resume/"))).toEqual([`jobs/${id}/resume/checkpoint.json`, `jobs/${id}/resume/source.media`]);
     const clipUrl: string = out.clips[0].rendered_urls.x;
     expect(keys).toContain(`jobs/${id}/out/${clipUrl.split("/").pop()}`);
     expect(localFiles(join(app.dataDir, "jobs", id, "out"))).toEqual([]);
@@ -139,10 +139,10 @@ test("kill -9 mid-job: another node with its own data directory resumes at the c
     expect(media.gets()).toBe(1);
     // The last stage done may still show as A's last progress until B reports; none before it may.
     for (const stage of cp.done.slice(0, -1)) expect(seen.has(stage)).toBe(false);
-    // B got the source from the bucket; its outputs went there; the resume data is gone.
+    // B got the source from the bucket; its outputs went there; the checkpoint stays for re-renders.
     expect(existsSync(join(dirB, "jobs", id, "source", "source.media"))).toBe(true);
     expect(localFiles(join(dirB, "jobs", id, "out"))).toEqual([]);
-    expect(await sw.keys(`jobs/${id}/resume/`)).toEqual([]);
+    expect(await sw.keys(`jobs/${id}/resume/`)).toEqual([`jobs/${id}/resume/checkpoint.json`, `jobs/${id}/resume/source.media`]);
 
     // CLIPYARD_STORAGE_PROXY=1: the same URL streams from the bucket through the appliance.
     const clipUrl: string = done.output.clips[0].rendered_urls.x;

@@ -178,7 +178,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
     if (!row) return html(frame(f, "Job not found", `<p class="muted">No job ${esc(params.id)} in this organisation.</p>`), 404);
     return jobPage({ ...f, current: "/dashboard/jobs" }, row, presentJob(row, ctx.present), flashOf(request, s.orgId));
   });
-  action("/dashboard/jobs/:id/clips/:clip_id/renders", (s, form, params) => {
+  action("/dashboard/jobs/:id/clips/:clip_id/renders", async (s, form, params) => {
     const row = ownJob(s.orgId, params.id!);
     const path = `/dashboard/jobs/${encodeURIComponent(params.id!)}`;
     if (!row) return redirect("/dashboard/jobs");
@@ -195,6 +195,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
     try {
       const body = parseOrThrow(ClipRenderCreateSchema, fields, () => "invalid_body");
       const before = row.output;
+      await ctx.renders.prepare({ orgId: s.orgId, env: row.env }, row.id);
       const { clip } = ctx.renders.request({ orgId: s.orgId, env: row.env }, row.id, params.clip_id!, body);
       const changed = getJobById(ctx.db, row.id)?.output !== before;
       return back(path, !changed ? "render_unchanged" : clip.render?.status === "queued" ? "render_queued" : "render_done");
