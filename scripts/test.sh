@@ -2,18 +2,20 @@
 # The project's test command (README, .ci/run): sets up what is missing, then runs the unit, API,
 # end-to-end and browser tests with bun, the storage-touching layers again on PostgreSQL, and the
 # shared conformance suite against the real server (source and executable on SQLite, the executable
-# on PostgreSQL).
+# on PostgreSQL and SeaweedFS, the scale-out back ends).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 # A throwaway PostgreSQL for the test matrix and the cluster tests (scripts/cluster/postgres.sh).
 PG_DIR="$(mktemp -d)"
+SW_DIR="$(mktemp -d)"
 BIN_DIR="$(mktemp -d)"
 LOGS="$(mktemp -d)"
 cleanup() {
   bash scripts/cluster/postgres.sh stop "$PG_DIR" || true
-  rm -rf "$PG_DIR" "$BIN_DIR" "$LOGS"
+  [ -n "${SW_PORT:-}" ] && SEAWEEDFS_PORT="$SW_PORT" bash scripts/cluster/seaweedfs.sh stop "$SW_DIR" || true
+  rm -rf "$PG_DIR" "$SW_DIR" "$BIN_DIR" "$LOGS"
 }
 trap cleanup EXIT
 for attempt in 1 2 3 4 5; do
@@ -40,13 +42,17 @@ if [ $# -eq 0 ] && [ -d "$CONFORMANCE_DIR" ]; then
   # file starts its own server on a free port, so they do not meet. Logs are printed one after the other.
   bash scripts/build-binary.sh
   cp dist/clipyard "$BIN_DIR/"
+  # The scale-out node's object store: SeaweedFS on loopback (ten ports from SW_PORT).
+  SW_PORT=$((42000 + (RANDOM % 200) * 10))
+  SW_ENV="$(SEAWEEDFS_PORT="$SW_PORT" bash scripts/cluster/seaweedfs.sh start "$SW_DIR")"
   CLIPYARD_CMD="bun run src/main.ts" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/source.log" 2>&1 &
   SOURCE_PID=$!
   CLIPYARD_CMD="$BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/binary.log" 2>&1 &
   BINARY_PID=$!
   # With the servers' logs (printed only if it fails): the newest back end is the one to diagnose.
+  (eval "export $(echo "$SW_ENV" | tr '\n' ' ')"
   CONFORMANCE_SERVER_LOG=1 CLIPYARD_TEST_DATABASE_URL="$PG_URL" CLIPYARD_CMD="bash $PWD/test/helpers/pg-node.sh $BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" \
-    node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/postgres.log" 2>&1 &
+    node --test --test-concurrency=4 "$CONFORMANCE_DIR"/) >"$LOGS/postgres.log" 2>&1 &
   POSTGRES_PID=$!
   status=0
   wait "$SOURCE_PID" || status=1
@@ -57,7 +63,7 @@ if [ $# -eq 0 ] && [ -d "$CONFORMANCE_DIR" ]; then
   cat "$LOGS/source.log"
   echo "== single executable: the conformance suite against it from an empty folder" >&2
   cat "$LOGS/binary.log"
-  echo "== the executable on PostgreSQL: the conformance suite against it" >&2
+  echo "== the executable on PostgreSQL and SeaweedFS (S3): the conformance suite against it" >&2
   if [ "$pg_status" = 0 ]; then grep -a -v '^# {"t":' "$LOGS/postgres.log"; else cat "$LOGS/postgres.log"; status=1; fi
   exit "$status"
 fi

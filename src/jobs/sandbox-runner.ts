@@ -28,10 +28,10 @@ export class SandboxRunner {
     setRunAfter(this.db, job.id, owner, this.finishAt(job));
   }
 
-  /** Called once run_after has come for a processing sandbox job. */
-  finish(job: JobRow): void {
+  /** Called once run_after has come for a processing sandbox job, which `owner` has leased to finish it. */
+  finish(job: JobRow, owner: string): void {
     const outcome = sandboxOutcome({ type: job.sourceType, url: job.sourceUrl });
-    const guard = { from: ["processing" as const] };
+    const guard = { from: ["processing" as const], owner };
     if (outcome.kind === "failure") {
       this.transitions.fail(job.id, outcome.code, outcome.message, guard);
       return;

@@ -5,7 +5,7 @@ import { newId } from "../ids.ts";
 import { log } from "../log.ts";
 import { failureDetail, INTERNAL_FAILURE } from "./failure.ts";
 import type { SandboxRunner } from "./sandbox-runner.ts";
-import { claimNextQueued, dueUnleasedProcessing, extendLease, nextWakeAt, releaseLeases, requeueExpiredLeases } from "./store.ts";
+import { claimDueFinishes, claimNextQueued, extendLease, nextWakeAt, releaseLeases, requeueExpiredLeases } from "./store.ts";
 import type { JobTransitions } from "./transitions.ts";
 import { Pacer } from "./pacer.ts";
 import { failStalledJobs, STALL_BUDGET_MS } from "./watchdog.ts";
@@ -78,8 +78,8 @@ export class Scheduler {
     failStalledJobs(this.db, this.clock, this.transitions, STALL_BUDGET_MS * this.opts.timeScale);
     const requeued = requeueExpiredLeases(this.db, now);
     if (requeued.length) log.warn("requeued jobs whose lease lapsed", { jobs: requeued });
-    for (const job of dueUnleasedProcessing(this.db, now)) {
-      if (job.env === "test") this.guarded(job, () => this.sandbox.finish(job));
+    for (const job of claimDueFinishes(this.db, this.owner, now, this.leaseMs)) {
+      this.guarded(job, () => this.sandbox.finish(job, this.owner));
     }
     for (let job; (job = claimNextQueued(this.db, "test", this.owner, now, this.leaseMs)); ) {
       const claimed = job;

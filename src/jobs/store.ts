@@ -75,16 +75,24 @@ export function setRunAfter(db: Db, id: string, owner: string, runAfter: number)
   return res.length > 0;
 }
 
-/** Processing jobs with no lease whose run_after has come (sandbox finishes). */
-export function dueUnleasedProcessing(db: Db, now: number, limit = 50): JobRow[] {
-  return db
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.status, "processing"), sql`${jobs.leaseOwner} IS NULL`, lte(jobs.runAfter, now)))
-    .orderBy(jobs.runAfter)
-    .limit(limit)
-    .all();
+/**
+ * Leases up to `limit` processing jobs with no lease whose run_after has come (sandbox finishes), in
+ * one statement: with several workers each due job is finished by one of them, not tried by all (on
+ * PostgreSQL, rows another node is claiming are skipped). A lease that lapses requeues the job.
+ */
+export function claimDueFinishes(db: Db, owner: string, now: number, leaseMs: number, limit = 50): JobRow[] {
+  return claimFinishes(db).all(owner, now + leaseMs, now, limit) as JobRow[];
 }
+
+const claimFinishes = preparedOnce((db) =>
+  db.$client.query(
+    `UPDATE jobs SET lease_owner = ?1, lease_expires_at = ?2
+     WHERE seq IN (SELECT seq FROM jobs WHERE status = 'processing' AND env = 'test' AND lease_owner IS NULL AND run_after <= ?3
+                   ORDER BY run_after LIMIT ?4${skipLocked(db)})
+       AND status = 'processing' AND lease_owner IS NULL
+     RETURNING ${camelColumns(jobs)}`,
+  ),
+);
 
 export function extendLease(db: Db, id: string, owner: string, until: number, progress?: string): boolean {
   const res = db
