@@ -18,7 +18,10 @@ case "$cmd" in
     port="${3:?PORT}"
     command -v initdb >/dev/null || { echo "postgres.sh: initdb not found (apt-get install postgresql-15)" >&2; exit 1; }
     mkdir -p "$dir"
-    [ "$(id -u)" = 0 ] && chown postgres "$dir"
+    if [ "$(id -u)" = 0 ]; then
+      chown postgres "$dir"
+      runuser -u postgres -- test -w "$dir" || { echo "postgres.sh: the postgres user cannot reach $dir (a parent folder is closed to others: chmod o+x it)" >&2; exit 1; }
+    fi
     if [ ! -f "$dir/data/PG_VERSION" ]; then
       as_owner initdb -D "$dir/data" -U clipyard --auth=trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
