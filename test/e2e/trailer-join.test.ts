@@ -99,7 +99,8 @@ describe("trailer join", () => {
     const peak = async (n: number) => {
       const work = await mkdtemp(join(dir, `join${n}-`));
       const out = join(work, "joined.mp4");
-      const rss = await peakChildRss(() => joinVideoCrossfaded(Array(n).fill(one), XF, enc, work, out));
+      // ffmpeg's own memory: what the join starts, not a process an earlier test file left running.
+      const rss = await peakChildRss(() => joinVideoCrossfaded(Array(n).fill(one), XF, enc, work, out), { command: "ffmpeg" });
       const info = await probeMedia(out);
       expect(info.durationSeconds).toBeCloseTo(n * 4 - (n - 1) * XF, 1);
       return rss;

@@ -9,8 +9,8 @@ let peak = 0;
 let samples = 0;
 const byLabel = new Map<string, { total: number; largest: number; largestCommand: string }>();
 
-function sample(root: number, includeRoot: boolean): void {
-  const now = treeRss(root, includeRoot);
+function sample(root: number, includeRoot: boolean, skip: ReadonlySet<number>, command: string | undefined): void {
+  const now = treeRss(root, includeRoot, skip, command);
   samples++;
   peak = Math.max(peak, now.total);
   if (!label) return;
@@ -20,9 +20,10 @@ function sample(root: number, includeRoot: boolean): void {
 }
 
 self.onmessage = (e: MessageEvent) => {
-  const m = e.data as { type: string; root?: number; includeRoot?: boolean; intervalMs?: number; label?: string };
+  const m = e.data as { type: string; root?: number; includeRoot?: boolean; intervalMs?: number; label?: string; skip?: number[]; command?: string };
   if (m.type === "start") {
-    const run = () => sample(m.root!, m.includeRoot!);
+    const skip = new Set(m.skip ?? []);
+    const run = () => sample(m.root!, m.includeRoot!, skip, m.command);
     run();
     timer = setInterval(run, m.intervalMs);
   } else if (m.type === "mark") {

@@ -13,12 +13,13 @@ const statusKb = (pid: number, field: string): number => {
   }
 };
 
-/** The process and its descendants, through /proc/PID/task/TID/children. */
-export function processTree(root: number): number[] {
+/** The process and its descendants, through /proc/PID/task/TID/children; `skip` and theirs left out. */
+export function processTree(root: number, skip: ReadonlySet<number> = new Set()): number[] {
   const out: number[] = [];
   const queue = [root];
   while (queue.length) {
     const pid = queue.pop()!;
+    if (skip.has(pid)) continue;
     out.push(pid);
     let tasks: string[] = [];
     try {
@@ -45,21 +46,26 @@ export interface TreeRss {
   largestCommand: string;
 }
 
-export function treeRss(root: number, includeRoot = true): TreeRss {
+const commandOf = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "?";
+  }
+};
+
+export function treeRss(root: number, includeRoot = true, skip: ReadonlySet<number> = new Set(), command?: string): TreeRss {
   let total = 0;
   let largest = 0;
   let largestCommand = "";
-  for (const pid of processTree(root)) {
+  for (const pid of processTree(root, skip)) {
     if (pid === root && !includeRoot) continue;
+    if (command !== undefined && commandOf(pid) !== command) continue;
     total += statusKb(pid, "VmRSS") * 1024;
     const hwm = statusKb(pid, "VmHWM") * 1024;
     if (hwm > largest) {
       largest = hwm;
-      try {
-        largestCommand = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-      } catch {
-        largestCommand = "?";
-      }
+      largestCommand = commandOf(pid);
     }
   }
   return { total, largest, largestCommand };
@@ -75,9 +81,9 @@ export interface MemoryPeaks {
 /** Samples treeRss(root) every intervalMs on a worker thread; mark() names the phase now running. */
 export class TreeMemorySampler {
   private worker: Worker;
-  constructor(opts: { root?: number; includeRoot?: boolean; intervalMs?: number } = {}) {
+  constructor(opts: { root?: number; includeRoot?: boolean; intervalMs?: number; skip?: number[]; command?: string } = {}) {
     this.worker = new Worker(new URL("./process-memory-worker.ts", import.meta.url).href);
-    this.worker.postMessage({ type: "start", root: opts.root ?? process.pid, includeRoot: opts.includeRoot ?? true, intervalMs: opts.intervalMs ?? 200 });
+    this.worker.postMessage({ type: "start", root: opts.root ?? process.pid, includeRoot: opts.includeRoot ?? true, intervalMs: opts.intervalMs ?? 200, skip: opts.skip ?? [], command: opts.command });
   }
 
   mark(label: string): void {
@@ -95,9 +101,14 @@ export class TreeMemorySampler {
   }
 }
 
-/** Peak resident memory of this process's descendants (not itself) while fn runs. */
-export async function peakChildRss(fn: () => Promise<unknown>, intervalMs = 50): Promise<number> {
-  const sampler = new TreeMemorySampler({ includeRoot: false, intervalMs });
+/**
+ * Peak resident memory of the processes fn starts (this process's descendants that were not already
+ * running: a speech worker or test server an earlier test file left alive is not fn's memory), only
+ * those named `command` when given (what fn runs, not what something else in this process started).
+ */
+export async function peakChildRss(fn: () => Promise<unknown>, opts: { intervalMs?: number; command?: string } = {}): Promise<number> {
+  const before = processTree(process.pid).filter((pid) => pid !== process.pid);
+  const sampler = new TreeMemorySampler({ includeRoot: false, intervalMs: opts.intervalMs ?? 50, skip: before, command: opts.command });
   sampler.mark("run");
   const outcome = await fn().then(() => undefined, (err: unknown) => ({ err }));
   const peaks = await sampler.stop();
