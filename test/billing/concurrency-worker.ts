@@ -6,7 +6,7 @@ import { ApiError } from "../../src/errors.ts";
 import { Billing } from "../../src/billing/service.ts";
 import { loadBillingConfig } from "../../src/billing/config.ts";
 import { ManualClock } from "../../src/clock.ts";
-import { openDbFile } from "../../src/db/client.ts";
+import { openDb, type DbLocation } from "../../src/db/client.ts";
 import { submitJob, type SubmitEffect } from "../../src/jobs/submit.ts";
 import { JobTransitions } from "../../src/jobs/transitions.ts";
 import { EMPTY_OUTPUT, SOURCES } from "./helpers.ts";
@@ -19,20 +19,20 @@ type Task =
   | { op: "submit"; orgId: string; count: number; type: keyof typeof SOURCES };
 
 let task: Task;
-let dbPath: string;
+let location: DbLocation;
 let clock: ManualClock;
 
 self.onmessage = (ev: MessageEvent) => {
-  const msg = ev.data as { setup?: { dbPath: string; task: Task; now: number }; go?: true };
+  const msg = ev.data as { setup?: { location: DbLocation; task: Task; now: number }; go?: true };
   if (msg.setup) {
-    dbPath = msg.setup.dbPath;
+    location = msg.setup.location;
     task = msg.setup.task;
     // The test's injected time, so lot expiry never depends on the real date.
     clock = new ManualClock(msg.setup.now);
     self.postMessage({ ready: true });
     return;
   }
-  const db = openDbFile(dbPath);
+  const db = openDb(location);
   const transitions = new JobTransitions(db, clock, "test-share-secret");
   const effects: SubmitEffect[] = [];
   new Billing(db, clock, loadBillingConfig({})).install(transitions, effects);

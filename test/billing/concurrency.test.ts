@@ -3,18 +3,20 @@ import { eq, sql } from "drizzle-orm";
 import { billingHolds, jobCharges, ledgerEntries } from "../../src/db/schema.ts";
 import { grantCredits } from "../../src/billing/topups.ts";
 import { listLots, walletSummary } from "../../src/billing/wallet.ts";
+import type { DbLocation } from "../../src/db/client.ts";
 import { dollars, world, type World } from "./helpers.ts";
 
 /**
- * Real concurrency: several threads, each with its own SQLite connection to the same file, race to
- * submit or complete jobs. IMMEDIATE transactions serialize them; these tests check the money.
+ * Real concurrency: several threads, each with its own connection to the same database (a SQLite
+ * file, or PostgreSQL as several nodes share it), race to submit or complete jobs. IMMEDIATE
+ * transactions (PostgreSQL: the cluster-wide advisory lock) serialize them; these tests check the money.
  */
 let w: World;
 afterEach(() => w?.close());
 
 type Result = { done: number; refused: number; errors: string[] };
 
-async function race(dbPath: string, now: number, tasks: unknown[]): Promise<Result[]> {
+async function race(location: DbLocation, now: number, tasks: unknown[]): Promise<Result[]> {
   const workers = tasks.map(() => new Worker(new URL("./concurrency-worker.ts", import.meta.url)));
   try {
     await Promise.all(
@@ -22,7 +24,7 @@ async function race(dbPath: string, now: number, tasks: unknown[]): Promise<Resu
         (wk, i) =>
           new Promise<void>((resolve) => {
             wk.onmessage = () => resolve();
-            wk.postMessage({ setup: { dbPath, now, task: tasks[i] } });
+            wk.postMessage({ setup: { location, now, task: tasks[i] } });
           }),
       ),
     );
@@ -59,7 +61,7 @@ describe("concurrency", () => {
       ...chunks([...ids].reverse(), 4).map((jobIds) => ({ op: "complete", jobIds })), // the same jobs again, other order
       { op: "fail", jobIds: doomed.map((j) => j.id) },
     ];
-    const results = await race(w.dbPath, w.clock.now(), tasks);
+    const results = await race(w.location, w.clock.now(), tasks);
     expect(results.flatMap((r) => r.errors)).toEqual([]);
     expect(results.slice(0, 8).reduce((s, r) => s + r.done, 0)).toBe(50); // each job completed exactly once
     expect(results[8]!.done).toBe(10);
@@ -82,7 +84,7 @@ describe("concurrency", () => {
     for (let i = 0; i < 3; i++) w.complete(w.submit());
     grantCredits(w.db, w.orgId, dollars(30), w.clock.now()); // exactly ten video_url jobs
     const tasks = Array.from({ length: 4 }, () => ({ op: "submit", orgId: w.orgId, count: 10, type: "video_url" }));
-    const results = await race(w.dbPath, w.clock.now(), tasks);
+    const results = await race(w.location, w.clock.now(), tasks);
     expect(results.flatMap((r) => r.errors)).toEqual([]);
     expect(results.reduce((s, r) => s + r.done, 0)).toBe(10);
     expect(results.reduce((s, r) => s + r.refused, 0)).toBe(30);

@@ -7,7 +7,8 @@ import { loadBillingConfig, type BillingConfig } from "../../src/billing/config.
 import type { Mailer } from "../../src/billing/mailer.ts";
 import type { StripeGateway } from "../../src/billing/stripe.ts";
 import { ManualClock } from "../../src/clock.ts";
-import { openDbFile, type Db } from "../../src/db/client.ts";
+import { openDb, type Db, type DbLocation } from "../../src/db/client.ts";
+import { testDbLocation } from "../helpers/db.ts";
 import type { JobRow } from "../../src/db/schema.ts";
 import type { StoredOutput } from "../../src/pipeline/output.ts";
 import { submitJob, type SubmitEffect } from "../../src/jobs/submit.ts";
@@ -23,7 +24,8 @@ export const SOURCES = {
 
 export interface World {
   dir: string;
-  dbPath: string;
+  /** Where the database is (SQLite in dir, or the test PostgreSQL): workers open their own connections to it. */
+  location: DbLocation;
   db: Db;
   clock: ManualClock;
   transitions: JobTransitions;
@@ -36,11 +38,11 @@ export interface World {
   close(): void;
 }
 
-/** A real database file with the billing effects installed exactly as src/app.ts installs them. */
+/** A real database (the test back end) with the billing effects installed exactly as src/app.ts installs them. */
 export function world(opts: { config?: Partial<BillingConfig>; mailer?: Mailer; stripe?: StripeGateway } = {}): World {
   const dir = mkdtempSync(join(tmpdir(), "clipyard-billing-"));
-  const dbPath = join(dir, "clipyard.sqlite");
-  const db = openDbFile(dbPath);
+  const location = testDbLocation(dir);
+  const db = openDb(location);
   const clock = new ManualClock(Date.UTC(2026, 0, 15, 12));
   const transitions = new JobTransitions(db, clock, "test-share-secret");
   const config = { ...loadBillingConfig({}), ...opts.config };
@@ -51,7 +53,7 @@ export function world(opts: { config?: Partial<BillingConfig>; mailer?: Mailer; 
   let n = 0;
   return {
     dir,
-    dbPath,
+    location,
     db,
     clock,
     transitions,
