@@ -46,7 +46,13 @@ async function connect(client: pg.Client): Promise<void> {
   // transaction, a runaway query): the statement fails with a clear error instead.
   await client.query("SET statement_timeout = '30s'");
   if (schema) {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    } catch (err) {
+      // Nodes starting together race on IF NOT EXISTS (a unique violation in pg_namespace, or
+      // "already exists"): the schema is there either way.
+      if (!["23505", "42P06"].includes((err as { code?: string }).code ?? "")) throw err;
+    }
     await client.query(`SET search_path TO "${schema}"`);
   }
 }
