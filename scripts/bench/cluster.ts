@@ -153,11 +153,11 @@ function installJobTriggers(databaseUrl: string, schema: string): void {
   const db = openDb({ dataDir: "", databaseUrl });
   try {
     postgresOf(db)!.exec(`
-      CREATE TABLE "${schema}".bench_job_events (job_id TEXT NOT NULL, env TEXT NOT NULL, status TEXT NOT NULL, lease_owner TEXT, app TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp());
+      CREATE TABLE "${schema}".bench_job_events (job_id TEXT NOT NULL, env TEXT NOT NULL, from_status TEXT, status TEXT NOT NULL, lease_owner TEXT, app TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp());
       CREATE FUNCTION "${schema}".bench_job_event() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'INSERT' OR NEW.status IS DISTINCT FROM OLD.status OR NEW.lease_owner IS DISTINCT FROM OLD.lease_owner THEN
-          INSERT INTO "${schema}".bench_job_events (job_id, env, status, lease_owner, app) VALUES (NEW.id, NEW.env, NEW.status, NEW.lease_owner, current_setting('application_name'));
+          INSERT INTO "${schema}".bench_job_events (job_id, env, from_status, status, lease_owner, app) VALUES (NEW.id, NEW.env, CASE WHEN TG_OP = 'INSERT' THEN NULL ELSE OLD.status END, NEW.status, NEW.lease_owner, current_setting('application_name'));
         END IF;
         RETURN NEW;
       END $$;
@@ -191,7 +191,9 @@ function readSpread(databaseUrl: string, schema: string, env: "test" | "live", s
   const db = openDb({ dataDir: "", databaseUrl });
   try {
     const pg = postgresOf(db)!;
-    const rows = pg.query(`SELECT app, status, lease_owner AS owner, count(*)::int AS n FROM "${schema}".bench_job_events WHERE env = ?1 GROUP BY 1, 2, 3`).all(env) as { app: string; status: string; owner: string | null; n: number }[];
+    // A claim is queued -> processing with a lease; a sandbox job's finish lease (processing ->
+    // processing, leased by the worker that finishes it) is not a second claim.
+    const rows = pg.query(`SELECT app, status, lease_owner AS owner, count(*)::int AS n FROM "${schema}".bench_job_events WHERE env = ?1 AND (status <> 'processing' OR from_status IS DISTINCT FROM 'processing') GROUP BY 1, 2, 3`).all(env) as { app: string; status: string; owner: string | null; n: number }[];
     const byNode = new Map<string, { claims: number; finished: number }>();
     const at = (app: string) => byNode.get(app) ?? byNode.set(app, { claims: 0, finished: 0 }).get(app)!;
     let requeued = 0;
@@ -200,7 +202,7 @@ function readSpread(databaseUrl: string, schema: string, env: "test" | "live", s
       if (r.status === "complete" || r.status === "failed") at(r.app).finished += r.n;
       if (r.status === "queued" && r.app !== "clipyard-api") requeued += r.n;
     }
-    const reclaimed = (pg.query(`SELECT count(*)::int AS n FROM (SELECT job_id FROM "${schema}".bench_job_events WHERE env = ?1 AND status = 'processing' AND lease_owner IS NOT NULL GROUP BY 1 HAVING count(*) > 1) t`).get(env) as { n: number }).n;
+    const reclaimed = (pg.query(`SELECT count(*)::int AS n FROM (SELECT job_id FROM "${schema}".bench_job_events WHERE env = ?1 AND status = 'processing' AND from_status = 'queued' AND lease_owner IS NOT NULL GROUP BY 1 HAVING count(*) > 1) t`).get(env) as { n: number }).n;
     // The table has no env: count the no-ops since this phase began (phases run one after the other).
     const noopFinishes = (pg.query(`SELECT count(*)::int AS n FROM "${schema}".bench_noop_finishes WHERE at >= to_timestamp(?1::double precision / 1000)`).get(since) as { n: number }).n;
     return { byNode, requeued, reclaimed, noopFinishes };
@@ -410,7 +412,7 @@ try {
     say(`sandbox: ${sandboxJobs} jobs submitted 8 at a time (CLIPYARD_TIME_SCALE 0.01, so each is due 0.1-0.7 s after submission); live: ${liveJobs} jobs submitted at once, each ${LIVE_FILE} (11 s of real speech, one speaker) fetched over loopback, options ${JSON.stringify(LIVE_OPTIONS)}; seconds from the first submission to the last completed_at`);
     say(table(throughput));
     say("");
-    say("Who ran what (from a trigger on jobs recording each transition's connection application_name): claims are queued -> processing with a lease; a sandbox job is claimed by one worker and finished by whichever worker's tick sees it due first");
+    say("Who ran what (from a trigger on jobs recording each transition's connection application_name): claims are queued -> processing with a lease; a due sandbox job is then leased and finished by one worker (not necessarily the one that claimed it)");
     say(table(spread));
   }
 
