@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import type { Config } from "../config.ts";
 import type { JobRow } from "../db/schema.ts";
 import { log } from "../log.ts";
@@ -49,10 +50,20 @@ export class StagedLiveRunner<S extends Record<string, unknown> & { source?: Med
       log.warn("job failed", { job: job.id, code, message, detail: failureDetail(err) });
       const failed = this.transitions.fail(job.id, code, message, guard);
       if (shared && failed) await this.discard(shared, job.id);
+      if (shared && failed) this.dropWorkFolder(job.id);
       return;
     }
     // A complete job keeps its shared checkpoint: re-renders start from its source and words.
-    this.transitions.complete(job.id, this.pipeline.output(state, job), guard);
+    const completed = this.transitions.complete(job.id, this.pipeline.output(state, job), guard);
+    if (shared && completed) this.dropWorkFolder(job.id);
+  }
+
+  /**
+   * With shared storage the bucket holds everything the job left (outputs, checkpoint, source): this
+   * node's copy is only working files, and a worker must not fill its disk with every job it ran.
+   */
+  private dropWorkFolder(jobId: string): void {
+    rmSync(jobWorkDir(this.config.dataDir, jobId), { recursive: true, force: true });
   }
 
   /** Only once the job is over under this worker's lease: a worker that lost it must not delete what the new owner resumes from. */

@@ -112,6 +112,8 @@ export class ClipRenderWorker {
       this.finish(row, "failed", "the clip could not be rendered; the appliance's log has the details under this render's id");
     } finally {
       clearInterval(beat);
+      // Shared storage: the source came down for this render only; the bucket keeps the job.
+      if (this.store?.shared) rmSync(jobWorkDir(this.dataDir, row.jobId), { recursive: true, force: true });
     }
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openDb, type Db } from "../../src/db/client.ts";
@@ -125,6 +125,8 @@ test("live jobs spread over both workers; a worker killed mid-job has its job fi
   const attempts = db.$client.query(`SELECT attempts FROM jobs WHERE id = ?`).get(ids[0]!) as { attempts: number };
   expect(attempts.attempts).toBe(2);
   expect(readFileSync(survivor.logPath, "utf8")).toContain("requeued jobs whose lease lapsed");
+  // Working files only on a worker's disk: the jobs it finished left nothing there (the bucket has it all).
+  for (const id of ids) expect(existsSync(join(survivor.dataDir, "jobs", id))).toBe(false);
 
   // Every media URL, fetched from either API node with a Range request, gives the same bytes (each
   // node redirects to a presigned URL of the one bucket; the client follows it with its Range).
