@@ -22,6 +22,9 @@ export function testPostgresUrl(): string {
     const r = spawnSync("bash", [join(ROOT, "scripts/cluster/postgres.sh"), "start", dir, String(port)], { encoding: "utf8" });
     if (r.status === 0) {
       own = { dir, url: r.stdout.trim() };
+      // A backstop for a run that ends before its afterAll (a hook timeout, an interrupted run):
+      // the server must not outlive the test process.
+      process.once("exit", stopOwnPostgres);
       return own.url;
     }
     if (attempt === 4) throw new Error(`could not start a test PostgreSQL: ${r.stderr}`);
