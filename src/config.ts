@@ -7,6 +7,9 @@ export const COMPILED = import.meta.dir.startsWith("/$bunfs");
 /** Repository root, or the folder holding the compiled binary. Vendored runtimes hang off it. */
 export const ROOT_DIR = COMPILED ? dirname(process.execPath) : resolve(import.meta.dir, "..");
 
+/** What `clipyard serve` runs on a node (docs/scale-out.md): the setting's and `--role`'s values. */
+export const ROLES = ["all", "api", "worker"] as const;
+
 const flag = z
   .string()
   .optional()
@@ -39,7 +42,7 @@ const EnvSchema = z.object({
     .string()
     .refine((v) => /^[A-Za-z0-9+/]{43}=$/.test(v) && Buffer.from(v, "base64").length === 32, "must be 32 random bytes in base64 (openssl rand -base64 32)")
     .optional(),
-  CLIPYARD_ROLE: z.enum(["all", "api", "worker"]).default("all"),
+  CLIPYARD_ROLE: z.enum(ROLES).default("all"),
   CLIPYARD_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
   CLIPYARD_LEASE_SECONDS: z.coerce.number().min(5).max(3600).default(60),
   CLIPYARD_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -121,7 +124,7 @@ export type Config = {
   /** The key sealing webhook secrets, shared by every node of a cluster; absent: a key file in dataDir. */
   secretKey?: string;
   /** What `clipyard serve` runs on this node: all (one appliance), api (HTTP only) or worker (scheduler and pipeline). */
-  role: "all" | "api" | "worker";
+  role: (typeof ROLES)[number];
   workers: number;
   /** How long a worker's claim on a live job lasts without a heartbeat: a dead worker's job is taken over after it. */
   leaseSeconds: number;

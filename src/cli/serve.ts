@@ -1,5 +1,5 @@
 import { buildAppliance } from "../app.ts";
-import { loadConfig, type Config } from "../config.ts";
+import { loadConfig, ROLES, type Config } from "../config.ts";
 import { log, setLogLevel } from "../log.ts";
 import { sweepDeadScratch } from "../scratch.ts";
 import { parseArgs } from "./args.ts";
@@ -10,7 +10,6 @@ import { parseArgs } from "./args.ts";
  * pipeline, re-renders, feed polls and webhook deliveries, claiming work from the shared database.
  */
 export type Role = Config["role"];
-const ROLES: readonly Role[] = ["all", "api", "worker"];
 
 /** `--role` wins over CLIPYARD_ROLE (the setting, for containers that cannot change the command). */
 export function roleOf(argv: string[], config: Config): Role {

@@ -49,8 +49,10 @@ export class StagedLiveRunner<S extends Record<string, unknown> & { source?: Med
       const { code, message } = publicFailure(err, this.config);
       log.warn("job failed", { job: job.id, code, message, detail: failureDetail(err) });
       const failed = this.transitions.fail(job.id, code, message, guard);
-      if (shared && failed) await this.discard(shared, job.id);
-      if (shared && failed) this.dropWorkFolder(job.id);
+      if (shared && failed) {
+        await this.discard(shared, job.id);
+        this.dropWorkFolder(job.id);
+      }
       return;
     }
     // A complete job keeps its shared checkpoint: re-renders start from its source and words.

@@ -1,8 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { contentTypeFor } from "../storage/content-type.ts";
 
-export { contentTypeFor };
-
 /**
  * Serves a local file with single-range support (RFC 9110 §14): players seek with Range requests.
  * Multi-range requests are answered with the whole file, which the RFC allows.

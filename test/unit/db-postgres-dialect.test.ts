@@ -2,13 +2,10 @@ import { expect, test } from "bun:test";
 import { numberPlaceholders, toPostgresMigration, toPostgresStatement } from "../../src/db/postgres/dialect.ts";
 
 test("placeholders are numbered outside quotes and comments; ?N keeps its number", () => {
-  expect(numberPlaceholders(`SELECT "a?" FROM t WHERE x = ? AND y = '?' AND z = ? -- why?\nLIMIT ?`)).toEqual({
-    text: `SELECT "a?" FROM t WHERE x = $1 AND y = '?' AND z = $2 -- why?\nLIMIT $3`,
-    count: 3,
-  });
-  expect(numberPlaceholders("UPDATE t SET a = ?1 WHERE b <= ?3 AND (c IS NULL OR c < ?3) LIMIT ?4").text).toBe("UPDATE t SET a = $1 WHERE b <= $3 AND (c IS NULL OR c < $3) LIMIT $4");
+  expect(numberPlaceholders(`SELECT "a?" FROM t WHERE x = ? AND y = '?' AND z = ? -- why?\nLIMIT ?`)).toBe(`SELECT "a?" FROM t WHERE x = $1 AND y = '?' AND z = $2 -- why?\nLIMIT $3`);
+  expect(numberPlaceholders("UPDATE t SET a = ?1 WHERE b <= ?3 AND (c IS NULL OR c < ?3) LIMIT ?4")).toBe("UPDATE t SET a = $1 WHERE b <= $3 AND (c IS NULL OR c < $3) LIMIT $4");
   // A doubled quote is an escaped one, not the end of the text.
-  expect(numberPlaceholders("SELECT 'it''s ?', ?").text).toBe("SELECT 'it''s ?', $1");
+  expect(numberPlaceholders("SELECT 'it''s ?', ?")).toBe("SELECT 'it''s ?', $1");
   expect(() => numberPlaceholders("SELECT 'open")).toThrow(/unterminated/);
 });
 

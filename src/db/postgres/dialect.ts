@@ -6,10 +6,10 @@
  */
 
 /**
- * `?` placeholders → `$1, $2, …` (and `?3` → `$3`), skipping quoted text ('…', "…") and comments. The count of
- * placeholders is returned so the client can check it against the parameters it was given.
+ * `?` placeholders → `$1, $2, …` (and `?3` → `$3`), skipping quoted text ('…', "…") and comments.
+ * (PostgreSQL itself refuses a statement given another number of parameters than it names.)
  */
-export function numberPlaceholders(sqlText: string): { text: string; count: number } {
+export function numberPlaceholders(sqlText: string): string {
   let out = "";
   let n = 0;
   for (let i = 0; i < sqlText.length; i++) {
@@ -35,7 +35,7 @@ export function numberPlaceholders(sqlText: string): { text: string; count: numb
       out += ch;
     }
   }
-  return { text: out, count: n };
+  return out;
 }
 
 /** Index of the quote closing the one at `start` (a doubled quote is an escaped one). */
@@ -53,7 +53,7 @@ function closingQuote(s: string, start: number, q: string): number {
 export function toPostgresStatement(sqlText: string): string {
   // drizzle's SQLite builder qualifies an upsert's conflict target ("t"."col"); PostgreSQL takes bare columns.
   const text = sqlText.replace(/on conflict \(([^)]*)\)/gi, (_, cols: string) => `on conflict (${cols.replace(/"[^"]+"\./g, "")})`);
-  return numberPlaceholders(text).text;
+  return numberPlaceholders(text);
 }
 
 /**
