@@ -23,10 +23,11 @@
  */
 import { spawn, type Subprocess } from "bun";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { median, numberFlag, runLoad, stringFlag, table } from "./load.ts";
+import { testPostgresUrl, stopOwnPostgres } from "../../test/helpers/postgres.ts";
+import { freePort } from "../../test/helpers/process.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const MAIN = join(ROOT, "src/main.ts");
@@ -91,17 +92,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     interrupted = true;
     console.error(`\n${signal}: stopping every node and the PostgreSQL server`);
     void stopAll().finally(() => process.exit(130));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.on("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
   });
 }
 
@@ -317,16 +307,9 @@ try {
   let pgUrl: string | undefined;
   const needPg = !flag("no-api") || !flag("no-sandbox") || !flag("no-live");
   if (needPg) {
-    // Its own folder straight under the temp dir: postgres.sh hands it to the postgres user under root,
-    // who could not reach it inside the bench's private (0700) folder.
-    const pgDir = mkdtempSync(join(tmpdir(), "clipyard-bench-pg-"));
-    cleanups.push(() => rmSync(pgDir, { recursive: true, force: true }));
-    const pgPort = await freePort();
-    const started = Bun.spawnSync(["bash", join(ROOT, "scripts/cluster/postgres.sh"), "start", pgDir, String(pgPort)], { stderr: "pipe" });
-    // Stop it even when start half-failed (pg_ctl may have left a server behind).
-    cleanups.push(() => void Bun.spawnSync(["bash", join(ROOT, "scripts/cluster/postgres.sh"), "stop", pgDir]));
-    if (started.exitCode !== 0) throw new Error(`postgres.sh start: ${started.stderr.toString()}`);
-    pgUrl = started.stdout.toString().trim();
+    // The tests' throwaway server (scripts/cluster/postgres.sh on a free port), stopped at the end.
+    cleanups.push(stopOwnPostgres);
+    pgUrl = testPostgresUrl();
   }
   const urlFor = (schema: string, app: string) => `${pgUrl}?schema=${schema}&application_name=${app}`;
 
@@ -357,7 +340,7 @@ try {
         if (flag(`no-${kind}`)) continue;
         // A cluster per phase: sandbox jobs at time scale 0.01, live jobs at 1 (the scale shortens the
         // 30-minute stall budget too, which a queued live job would run out of).
-        const port = await freePort();
+        const port = freePort();
         const base = `http://127.0.0.1:${port}`;
         const env = { ...commonEnv, CLIPYARD_DATA_DIR: dataDir, CLIPYARD_PORT: String(port), CLIPYARD_TIME_SCALE: kind === "sandbox" ? "0.01" : "1", CLIPYARD_WORKERS: "1" };
         const apiNode = startNode("api", ["serve", "--role", "api"], { ...env, CLIPYARD_DATABASE_URL: urlFor(schema, "clipyard-api") }, join(work, `w${n}-${kind}-api.log`));
@@ -428,7 +411,7 @@ try {
     ];
     for (const v of variants) {
       const dataDir = join(work, `api-${v.schema ?? "sqlite"}`);
-      const port = await freePort();
+      const port = freePort();
       const databaseUrl = v.schema ? urlFor(v.schema, "clipyard-all") + v.options : undefined;
       // Time scale 100: the sandbox job stays queued (its claim is due 200+ s after submission) all
       // through the load, so every request reads the same row, the job scripts/bench/api.ts reads.
