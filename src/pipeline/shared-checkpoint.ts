@@ -31,18 +31,7 @@ export async function publishOutputs(store: ObjectStore, jobId: string, outDir: 
 export function sharedCheckpoint<S extends { source?: MediaInfo }>(store: ObjectStore, jobId: string, workDir: string, outDir: string): CheckpointMirror<S> {
   const prefix = jobResumePrefix(jobId);
   return {
-    async load() {
-      const text = await store.getText(`${prefix}checkpoint.json`);
-      if (text === undefined) return undefined;
-      const cp = JSON.parse(text) as Checkpoint<S>;
-      if (cp.state.source) {
-        // The path is the node that acquired it's; here the source comes down from the bucket first.
-        const local = join(workDir, "source", SOURCE_FILE);
-        if (!(await store.download(`${prefix}${SOURCE_FILE}`, local))) return undefined;
-        cp.state.source = { ...cp.state.source, path: local };
-      }
-      return cp;
-    },
+    load: () => fetchCheckpoint<S>(store, jobId, workDir, { source: true }),
     async save(cp, stage) {
       if (stage === "acquire" && cp.state.source) await store.putFile(`${prefix}${SOURCE_FILE}`, cp.state.source.path);
       await publishOutputs(store, jobId, outDir);
@@ -59,17 +48,28 @@ export function sharedCheckpoint<S extends { source?: MediaInfo }>(store: Object
 export async function restoreCheckpoint(store: ObjectStore, jobId: string, workDir: string, opts: { source: boolean }): Promise<void> {
   const local = readCheckpoint<{ source?: MediaInfo }>(workDir);
   if (local && (!opts.source || !local.state.source || existsSync(local.state.source.path))) return;
-  const prefix = jobResumePrefix(jobId);
-  const text = await store.getText(`${prefix}checkpoint.json`);
-  if (text === undefined) return;
-  const cp = JSON.parse(text) as Checkpoint<{ source?: MediaInfo }>;
-  if (cp.state.source) {
-    const path = join(workDir, "source", SOURCE_FILE);
-    if (opts.source && !(await store.download(`${prefix}${SOURCE_FILE}`, path))) return;
-    cp.state.source = { ...cp.state.source, path };
-  }
+  const cp = await fetchCheckpoint(store, jobId, workDir, opts);
+  if (!cp) return;
   mkdirSync(workDir, { recursive: true });
   writeCheckpoint(workDir, cp);
+}
+
+/**
+ * The bucket's checkpoint with its source path made this node's (the path in it is the node that
+ * acquired it's); with `source`, the source comes down from the bucket first. Undefined when there is
+ * no checkpoint, or the source asked for is missing.
+ */
+async function fetchCheckpoint<S extends { source?: MediaInfo }>(store: ObjectStore, jobId: string, workDir: string, opts: { source: boolean }): Promise<Checkpoint<S> | undefined> {
+  const prefix = jobResumePrefix(jobId);
+  const text = await store.getText(`${prefix}checkpoint.json`);
+  if (text === undefined) return undefined;
+  const cp = JSON.parse(text) as Checkpoint<S>;
+  if (cp.state.source) {
+    const path = join(workDir, "source", SOURCE_FILE);
+    if (opts.source && !(await store.download(`${prefix}${SOURCE_FILE}`, path))) return undefined;
+    cp.state.source = { ...cp.state.source, path };
+  }
+  return cp;
 }
 
 /**
