@@ -27,6 +27,11 @@ describe("splitSentences", () => {
     expect(s.map((x) => x.text)).toEqual(["Neither did I.", "Okay, I thought so.", "Ask J. Smith."]);
   });
 
+  test("a dash ends a sentence cut off when a new one starts after it, not before lower case", () => {
+    const s = splitSentences(words("So we could move the whole— Stop. Wait— no, it would break.".split(" ")));
+    expect(s.map((x) => x.text)).toEqual(["So we could move the whole—", "Stop.", "Wait— no, it would break."]);
+  });
+
   test("a speaker change always ends a sentence", () => {
     const w = [...words(["I", "think", "so"], "A"), ...words(["Really", "now."], "B")];
     const s = splitSentences(w);

@@ -126,15 +126,56 @@ describe("realignTurns", () => {
       ["B", "Right, sure"],
       ["A", "that we should all go."],
     ]);
-    expect(realignTurns(interjection)).toEqual(interjection);
+    // ...and the cut-off gets the dash whisper's capital implies.
+    expect(turnsOf(realignTurns(interjection))).toEqual(["A: And what I wanted to say was—", "B: Right, sure", "A: that we should all go."]);
   });
 
-  test("a true interruption is kept: the text starts a new sentence at the change", () => {
+  test("a true interruption is kept: the text starts a new sentence at the change, and is punctuated as cut off", () => {
     const words = spoken([
       ["A", "And then we could just move the whole"],
       ["B", "No.| Wait, that would break everything."],
     ]);
-    expect(realignTurns(words)).toEqual(words);
+    const out = realignTurns(words);
+    expect(turnsOf(out)).toEqual(["A: And then we could just move the whole—", "B: No. Wait, that would break everything."]);
+    // Only the word's text changes: its timing and every other word stay as they were.
+    expect(out.map(({ word, ...w }) => w)).toEqual(words.map(({ word, ...w }) => w));
+    expect(out.filter((w, i) => w.word !== words[i]!.word).map((w) => w.word)).toEqual(["whole—"]);
+  });
+
+  test("a turn whisper left unpunctuated before a pause and a new sentence gets a full stop", () => {
+    const words = spoken([
+      ["A", "I'm in New Jersey now though|"],
+      ["B", "Well, there isn't that much difference."],
+    ]);
+    expect(turnsOf(realignTurns(words))).toEqual(["A: I'm in New Jersey now though.", "B: Well, there isn't that much difference."]);
+    // A comma whisper left at the turn's end becomes the stop.
+    const comma = spoken([
+      ["A", "I'm in New Jersey now though,|"],
+      ["B", "Well, there isn't that much difference."],
+    ]);
+    expect(turnsOf(realignTurns(comma))[0]).toBe("A: I'm in New Jersey now though.");
+    // A change inside running text (lower case after it) is not punctuated: nothing says a sentence ended.
+    const running = spoken([
+      ["A", "This is Diane in New Jersey and I'm very"],
+      ["B", "glad to be here and I'm Sheila from Texas originally"],
+    ]);
+    const slow = stretch(running, [8, 9, 10, 11, 12], 0.6);
+    expect(realignTurns(slow)).toEqual(slow);
+  });
+
+  test("a capital that continues a name is not a new sentence", () => {
+    // "New | Jersey.": the change one word early moves onto the sentence end despite the capital.
+    const words = spoken([
+      ["A", "Hi, this is Diane in New"],
+      ["B", "Jersey.| And I'm Sheila in Texas, originally from Chicago."],
+    ]);
+    expect(turnsOf(realignTurns(words))).toEqual(["A: Hi, this is Diane in New Jersey.", "B: And I'm Sheila in Texas, originally from Chicago."]);
+    // "in | Texas" likewise; but a word that opens sentences after a name ("Jersey | Well,") is a new sentence.
+    const opener = spoken([
+      ["A", "Oh, I'm originally from Chicago also.| I'm in New Jersey| Well,"],
+      ["B", "there isn't that much difference."],
+    ]);
+    expect(turnsOf(realignTurns(opener))).toEqual(["A: Oh, I'm originally from Chicago also. I'm in New Jersey.", "B: Well, there isn't that much difference."]);
   });
 
   test("a true interruption is kept: more than a second of the other's speech", () => {

@@ -70,7 +70,8 @@ function stripClosers(t: string): string {
 export function endsSentence(token: string, next: string | undefined): boolean {
   const t = stripClosers(token.trim());
   if (/[?!]$/.test(t)) return true;
-  if (!/(?:\.|…)$/.test(t) || isAbbreviation(token)) return false;
+  // A dash ends a sentence cut off ("would you—") when a new one starts after it.
+  if (!/(?:\.|…|—)$/.test(t) || isAbbreviation(token)) return false;
   if (next === undefined) return true;
   const n = next.trim().replace(/^["'“‘(]+/, "");
   return !/^[a-z]/.test(n);

@@ -12,6 +12,7 @@
  * a comma still splits the sentence, and the words after an interrupter's comma ("No, wait, …") are
  * the interrupter's. A turn of a few words that is not a whole sentence is merged into its neighbours.
  */
+import { OPEN_END_WORDS } from "../highlights/sentence-edges.ts";
 import { endsSentence } from "../highlights/sentences.ts";
 import type { Word } from "../types.ts";
 
@@ -47,13 +48,38 @@ function sentenceEndAfter(words: Word[], k: number): boolean {
 }
 
 /**
- * Whether the text runs on across the boundary after word i: a capital after an unpunctuated word
- * ("maybe | No.") is whisper starting a new sentence, which is where an interruption shows in text.
+ * Capitalised words that open sentences and are almost never a name: after an unpunctuated word they
+ * mean whisper started a new sentence, whatever came before ("New Jersey | Well, …").
  */
-function textRunsOn(words: Word[], i: number): boolean {
-  const next = words[i + 1]?.word.trim().replace(/^["'“‘(]+/, "") ?? "";
-  return !/^\p{Lu}/u.test(next) || /^I(?:'[a-z]+|’[a-z]+)?\b/.test(next);
+const OPENERS = new Set(
+  "so and but or well yeah yes yep no nope oh okay ok right sure hello hi hey thank thanks what why how when where who which that this these those there then it it's its we we're you you're they they're he he's she she's my our your the a an if because now just maybe actually exactly absolutely alright um uh hmm do does did is are was were can could would should will let's not of in on at for with to".split(" "),
+);
+
+/** Words after which a capital is a name's ("in | Texas", "the | Beatles", "with | Josh"), not a new sentence. */
+const BEFORE_NAMES = new Set([...OPEN_END_WORDS, ..."in on at to from of with for by about into like than as called named dear mr mrs ms dr".split(" ")]);
+
+const bare = (token: string) => token.trim().replace(/^["'“‘(]+/, "").replace(/[^\p{L}\p{N}'’]+$/u, "");
+
+/**
+ * Whether whisper's text starts a new sentence after word i without punctuating the end of the one
+ * before: a capital after an unpunctuated word ("maybe | No."), which is where an interruption shows in
+ * text. "I" is no sign, nor is a capital that continues a name ("New | Jersey", "in | Texas"): a
+ * capitalised word after another capitalised word or after a word that introduces names only counts
+ * when it is one that opens sentences.
+ */
+export function textStartsSentence(words: Word[], i: number): boolean {
+  if (i < 0 || i >= words.length - 1) return false;
+  const next = bare(words[i + 1]!.word);
+  if (!/^\p{Lu}/u.test(next) || /^I(?:['’][a-z]+)?$/.test(next)) return false;
+  if (OPENERS.has(next.toLowerCase())) return true;
+  const prev = bare(words[i]!.word);
+  return !/^\p{Lu}/u.test(prev) && !BEFORE_NAMES.has(prev.toLowerCase());
 }
+
+const textRunsOn = (words: Word[], i: number) => !textStartsSentence(words, i);
+
+/** A sentence ends after word k by its punctuation or by the text starting a new one. */
+const boundaryAfter = (words: Word[], k: number) => sentenceEndAfter(words, k) || textStartsSentence(words, k);
 
 const overlap = (a: number, b: number, t: EvidenceTurn) => Math.max(0, Math.min(b, t.end) - Math.max(a, t.start));
 
@@ -90,8 +116,8 @@ function mergeShortTurns(words: Word[], labels: string[], o: RealignOptions): vo
     while (b + 1 < words.length && labels[b + 1] === labels[a]) b++;
     const left = a > 0 ? labels[a - 1] : undefined;
     const right = b + 1 < words.length ? labels[b + 1] : undefined;
-    const startsSentence = sentenceEndAfter(words, a - 1);
-    const endsSentence = sentenceEndAfter(words, b);
+    const startsSentence = boundaryAfter(words, a - 1);
+    const endsSentence = boundaryAfter(words, b);
     if (b - a + 1 <= o.maxWords && (left !== undefined || right !== undefined) && !(startsSentence && endsSentence)) {
       let into: string;
       if (left === undefined || right === undefined) into = (left ?? right)!;
@@ -113,13 +139,13 @@ function mergeShortTurns(words: Word[], labels: string[], o: RealignOptions): vo
 
 /** Moves the change between words i and i+1 to a sentence end nearby, if one qualifies. */
 function realignChange(words: Word[], labels: string[], i: number, o: RealignOptions): void {
-  if (sentenceEndAfter(words, i) || !textRunsOn(words, i)) return;
+  if (boundaryAfter(words, i)) return;
   const a = labels[i]!;
   const b = labels[i + 1]!;
   let best: { k: number; cost: number } | undefined;
   for (let k = i - o.maxWords; k <= i + o.maxWords; k++) {
     if (k === i || k < 0 || k >= words.length - 1) continue;
-    if (Math.abs(words[k]!.end - words[i]!.end) > o.maxSeconds || !sentenceEndAfter(words, k)) continue;
+    if (Math.abs(words[k]!.end - words[i]!.end) > o.maxSeconds || !boundaryAfter(words, k)) continue;
     // The moved words are one side's, and that side keeps at least one word of its turn.
     const [from, to, own, other] = k < i ? [k + 1, i, a, b] : [i + 1, k, b, a];
     const [lo, hi] = k < i ? [k, to] : [from, k + 1];
@@ -134,12 +160,36 @@ function realignChange(words: Word[], labels: string[], i: number, o: RealignOpt
   else for (let j = i + 1; j <= best.k; j++) labels[j] = a;
 }
 
-/** Words with their speaker changes moved onto sentence boundaries where the acoustic evidence allows. */
+/** A pause this long before the next speaker means the turn was finished, not cut off. */
+const FINISHED_PAUSE = 0.2;
+
+/**
+ * The punctuation whisper left out where its text starts a new sentence and the speaker changes: a full
+ * stop when the next speaker came in after a pause, a dash (cut off) when they came straight in. The
+ * capital is whisper's own sign of a new sentence; it only drops the mark before it because it
+ * transcribes as if one person spoke. Changes inside running text (a lower-case word after the change)
+ * are left as they are: nothing in the text says a sentence ended there.
+ */
+function closeTurn(words: Word[], i: number): string {
+  const token = words[i]!.word;
+  if (sentenceEndAfter(words, i) || !textStartsSentence(words, i)) return token;
+  const m = /^(.*?)([,;:]?)(["'”’)\]]*)$/s.exec(token)!;
+  const mark = words[i + 1]!.start - words[i]!.end >= FINISHED_PAUSE ? "." : "—";
+  return `${m[1]}${mark}${m[3]}`;
+}
+
+/**
+ * Words with their speaker changes moved onto sentence boundaries where the acoustic evidence allows,
+ * and the sentence end whisper's text implies written where a change stays at one.
+ */
 export function realignTurns(words: Word[], opts: Partial<RealignOptions> = {}): Word[] {
   const o = { ...DEFAULT_REALIGN, ...opts };
   const labels = words.map((w) => w.speaker);
   mergeShortTurns(words, labels, o);
   for (let i = 0; i < words.length - 1; i++) if (labels[i] !== labels[i + 1]) realignChange(words, labels, i, o);
   mergeShortTurns(words, labels, o);
-  return words.map((w, i) => (labels[i] === w.speaker ? w : { ...w, speaker: labels[i]! }));
+  return words.map((w, i) => {
+    const word = i + 1 < words.length && labels[i] !== labels[i + 1] ? closeTurn(words, i) : w.word;
+    return labels[i] === w.speaker && word === w.word ? w : { ...w, speaker: labels[i]!, word };
+  });
 }
