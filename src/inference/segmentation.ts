@@ -134,10 +134,18 @@ export function segmentationOnnx(sd: StateDict): Uint8Array {
 
 export interface SegmentationProbabilities {
   frame_seconds: number;
+  /** Seconds from a chunk's start to its first frame (the centre of that frame's receptive field). */
+  first_frame_seconds: number;
   /** Probability that someone speaks, per frame, averaged over the chunks that see it. */
   speech: number[];
   /** Probability that two people speak at once. */
   overlap: number[];
+  /**
+   * Each chunk's own speakers: its start (s) and, per frame, the most likely powerset class as a digit
+   * (0 nobody; 1, 2, 3 one of the chunk's speakers; 4, 5, 6 the pairs 1+2, 1+3, 2+3). The numbering is
+   * the chunk's own; `diarize-local.ts` names them.
+   */
+  chunks: Array<{ start: number; classes: string }>;
 }
 
 type Session = Awaited<ReturnType<Ort["InferenceSession"]["create"]>>;
@@ -161,8 +169,8 @@ export class Segmentation {
   /**
    * Speech and overlap probabilities over the whole audio, as the worker's `segment` command: 10 s
    * chunks every `step` seconds (the last one ending on the audio's end), read from `audio` a batch at
-   * a time, averaged where they overlap, rounded to 3 decimals. Speaker labels inside a chunk are
-   * arbitrary, so only what does not depend on them is kept.
+   * a time, averaged where they overlap, rounded to 3 decimals; and each chunk's most likely class
+   * per frame, whose speaker numbers are the chunk's own.
    */
   async probabilities(audio: PcmSource, step = 5, onProgress?: (fraction: number) => void, signal?: AbortSignal): Promise<SegmentationProbabilities> {
     if (audio.sampleRate !== SEGMENTATION_SAMPLE_RATE) throw new Error(`segmentation reads ${SEGMENTATION_SAMPLE_RATE} Hz audio, got ${audio.sampleRate} Hz`);
@@ -176,6 +184,7 @@ export class Segmentation {
     const speech = new Float64Array(n);
     const overlap = new Float64Array(n);
     const count = new Float64Array(n);
+    const local: SegmentationProbabilities["chunks"] = [];
     for (let k = 0; k < starts.length; k += BATCH) {
       signal?.throwIfAborted();
       const batch = starts.slice(k, k + BATCH);
@@ -184,6 +193,14 @@ export class Segmentation {
       const { probs, frames } = await this.run(chunks, batch.length);
       batch.forEach((a, j) => {
         const limit = Math.min(n, Math.floor((a + Math.min(CHUNK, total - a)) / FRAME) + 1);
+        let classes = "";
+        for (let f = 0; f < frames; f++) {
+          const q = (j * frames + f) * CLASSES;
+          let best = 0;
+          for (let c = 1; c < CLASSES; c++) if (probs[q + c]! > probs[q + best]!) best = c;
+          classes += best;
+        }
+        local.push({ start: a / SEGMENTATION_SAMPLE_RATE, classes });
         for (let f = 0; f < frames; f++) {
           const idx = Math.floor((a + FIRST + f * FRAME) / FRAME);
           if (idx >= limit) continue;
@@ -198,6 +215,8 @@ export class Segmentation {
     const round = (v: number) => Math.round(v * 1000) / 1000;
     return {
       frame_seconds: FRAME / SEGMENTATION_SAMPLE_RATE,
+      first_frame_seconds: FIRST / SEGMENTATION_SAMPLE_RATE,
+      chunks: local,
       speech: Array.from(speech, (v, i) => round(v / Math.max(count[i]!, 1))),
       overlap: Array.from(overlap, (v, i) => round(v / Math.max(count[i]!, 1))),
     };

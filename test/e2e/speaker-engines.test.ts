@@ -55,7 +55,7 @@ describe("speaker models: in-process equals the Python worker", () => {
     }
   }, SLOW);
 
-  test("segmentation-3.0: speech and overlap probabilities within 1e-3 of the worker's", async () => {
+  test("segmentation-3.0: speech and overlap probabilities within 1e-3 of the worker's, and the same classes per chunk", async () => {
     const audio = openWav(CALL);
     try {
       const model = resolveModel(SEGMENTATION_MODEL);
@@ -72,6 +72,24 @@ describe("speaker models: in-process equals the Python worker", () => {
       expect(maxDiff).toBeLessThanOrEqual(1e-3 + 1e-9);
       expect(Math.max(...ours.speech)).toBeGreaterThan(0.9);
       expect(Math.min(...ours.speech)).toBeLessThan(0.1);
+      // Each chunk's own speakers: the same chunks, and the same most likely class on (nearly) every
+      // frame (float32 against float64 can tip a near tie).
+      expect(ours.first_frame_seconds).toBe(ref.first_frame_seconds);
+      expect(ours.chunks.map((c) => c.start)).toEqual(ref.chunks.map((c) => c.start));
+      let frames = 0;
+      let same = 0;
+      ours.chunks.forEach((c, k) => {
+        expect(c.classes).toMatch(/^[0-6]+$/);
+        expect(c.classes.length).toBe(ref.chunks[k]!.classes.length);
+        for (let f = 0; f < c.classes.length; f++) {
+          frames++;
+          if (c.classes[f] === ref.chunks[k]!.classes[f]) same++;
+        }
+      });
+      expect(same / frames).toBeGreaterThan(0.995);
+      // Two people talk on the call, and somewhere both at once.
+      expect(ours.chunks.some((c) => new Set(c.classes.replace(/[0456]/g, "")).size === 2)).toBe(true);
+      expect(ours.chunks.some((c) => /[456]/.test(c.classes))).toBe(true);
     } finally {
       audio.close();
     }

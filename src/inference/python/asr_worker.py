@@ -533,8 +533,8 @@ SEG_FIRST = 495  # centre of the first frame's receptive field (991 samples)
 
 
 def run_segment(args):
-    # Speaker labels inside a chunk are arbitrary, so only what does not depend on them is kept: the
-    # probability that someone speaks and that two people speak at once, averaged over the chunks.
+    # The probability that someone speaks and that two people speak at once, averaged over the chunks;
+    # and each chunk's most likely class per frame, whose speaker numbers are the chunk's own.
     ck = load_state_dict(args.model)
     sd = ck["state_dict"]
     with open_wav(args.audio) as w:
@@ -546,6 +546,7 @@ def run_segment(args):
             starts.append(last)
         n = max(1, total // SEG_FRAME)
         speech, overlap, count = np.zeros(n), np.zeros(n), np.zeros(n)
+        local = []
         for k in range(0, len(starts), 4):
             batch = starts[k:k + 4]
             chunks = np.zeros((len(batch), SEG_CHUNK), dtype=np.float32)
@@ -555,6 +556,8 @@ def run_segment(args):
                 chunks[j, :len(piece)] = piece
             probs = np.exp(segmentation(chunks, sd))
             for j, a in enumerate(batch):
+                # The chunk's own speakers, most likely class per frame (numbered within the chunk).
+                local.append({"start": a / SAMPLE_RATE, "classes": "".join(map(str, probs[j].argmax(axis=1)))})
                 idx = (a + SEG_FIRST + np.arange(probs.shape[1]) * SEG_FRAME) // SEG_FRAME
                 ok = idx < min(n, (a + min(SEG_CHUNK, total - a)) // SEG_FRAME + 1)
                 speech[idx[ok]] += 1 - probs[j, ok, 0]
@@ -564,6 +567,8 @@ def run_segment(args):
     count = np.maximum(count, 1)
     emit({"segmentation": {
         "frame_seconds": SEG_FRAME / SAMPLE_RATE,
+        "first_frame_seconds": SEG_FIRST / SAMPLE_RATE,
+        "chunks": local,
         "speech": [round(float(v), 3) for v in speech / count],
         "overlap": [round(float(v), 3) for v in overlap / count],
     }})

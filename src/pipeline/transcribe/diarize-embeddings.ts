@@ -6,6 +6,7 @@
  */
 import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
 import type { SpeakerTurn } from "./diarize.ts";
+import { reconstructActivity, type LocalFrames } from "./diarize-local.ts";
 import type { Region } from "./vad.ts";
 
 export interface Window {
@@ -221,7 +222,8 @@ function overlapSeconds(w: Window, regions: Region[]): number {
 /**
  * Speaker per word and who spoke when, from one embedding per window. Speakers are named "Speaker N"
  * in order of first appearance in the words, then (for voices the recogniser found no words for) in
- * the windows.
+ * the windows. With the segmentation model's chunks (`local`), the overlap-aware activity is rebuilt
+ * frame by frame from its own speakers, named after the windows' voices.
  */
 export function diarizeFromEmbeddings(
   regions: Region[],
@@ -230,11 +232,15 @@ export function diarizeFromEmbeddings(
   words: TimedWord[],
   opts: EmbeddingDiarizeOptions = {},
   overlaps: Region[] = [],
+  local?: { frames: LocalFrames; duration: number },
 ): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
   const mixed = windows.map((w) => overlapSeconds(w, overlaps) > MIXED_SHARE * (w.end - w.start));
   const labels = clusterEmbeddings(embeddings, opts, mixed);
   const ids = wordClusters(words, windows, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);
-  return { speakers: ids.map((id) => names.get(id)!), turns: windowTimeline(regions, windows, labels, names), activity: windowTimeline(regions, windows, labels, names, overlaps) };
+  const turns = windowTimeline(regions, windows, labels, names);
+  const activity = windowTimeline(regions, windows, labels, names, overlaps);
+  // With the segmentation model's own speakers, who speaks when is decided frame by frame (diarize-local.ts).
+  return { speakers: ids.map((id) => names.get(id)!), turns, activity: local ? reconstructActivity(local.frames, turns, activity, local.duration) : activity };
 }

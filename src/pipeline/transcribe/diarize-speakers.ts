@@ -9,6 +9,7 @@ import { ModelNotAvailableError, resolveModel } from "../../models/store.ts";
 import type { PcmSource } from "../../media/wav.ts";
 import { diarizeWords, speakerTimeline, type SpeakerTurn } from "./diarize.ts";
 import { diarizeFromEmbeddings, embeddingWindows, type Window } from "./diarize-embeddings.ts";
+import type { LocalFrames } from "./diarize-local.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings, type SpeakerEngineChoice, type SpeakerEnginePlan } from "./speaker-engine.ts";
 import { mergeRegions, speechRegions, type Region, type VadOptions } from "./vad.ts";
 
@@ -64,7 +65,7 @@ const SEGMENTATION_OVERLAP: VadOptions = { threshold: 0.5, negThreshold: 0.4, mi
  * Speech the segmentation model hears (trained on far-field meetings, it finds quiet speakers Silero
  * misses) and where two people talk at once; or the reason when its model is not verified.
  */
-async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[] } | { reason: string }> {
+async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[]; local: LocalFrames } | { reason: string }> {
   let modelPath: string;
   try {
     modelPath = resolveModel(SEGMENTATION_MODEL, input.modelsDir);
@@ -74,7 +75,11 @@ async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Prom
   }
   const seg = await segmentationProbabilities(plan, modelPath, input.wav, input.audio, input.signal);
   const duration = input.audio.length / input.audio.sampleRate;
-  return { speech: speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH), overlaps: speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP) };
+  return {
+    speech: speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH),
+    overlaps: speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP),
+    local: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds },
+  };
 }
 
 const fallbackWarning = (why: string) => `speaker labels from MFCC clustering, not neural speaker embeddings: ${why}`;
@@ -102,7 +107,9 @@ export async function labelSpeakers(input: LabelSpeakersInput): Promise<SpeakerL
     const warning = "reason" in seg ? `overlapping speech not detected and quiet speech left to the VAD: ${seg.reason}` : undefined;
     if ("reason" in seg) log.warn("segmentation model unavailable; diarizing without overlap detection", { reason: seg.reason });
     if (!windows.length) return { speakers: input.words.map(() => "Speaker 1"), turns: [], activity: [], engine, warning };
-    const r = diarizeFromEmbeddings(regions, windows, await speakerEmbeddings(plan, modelPath, input.wav, input.audio, windows.map((w) => [w.start, w.end]), input.signal), input.words, { numSpeakers: input.numSpeakers }, overlaps);
+    const embeddings = await speakerEmbeddings(plan, modelPath, input.wav, input.audio, windows.map((w) => [w.start, w.end]), input.signal);
+    const local = "reason" in seg ? undefined : { frames: seg.local, duration: input.audio.length / input.audio.sampleRate };
+    const r = diarizeFromEmbeddings(regions, windows, embeddings, input.words, { numSpeakers: input.numSpeakers }, overlaps, local);
     return { ...r, engine, warning };
   } catch (err) {
     // Speaker labels are worth less than the transcript: a failing model run degrades, it does not fail the job.

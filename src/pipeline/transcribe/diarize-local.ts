@@ -1,0 +1,129 @@
+/**
+ * Who speaks when, frame by frame, from the segmentation model's own speakers (pyannote-style
+ * reconstruction). Inside each 10 s chunk the model says, every 17 ms, which of up to three local
+ * speakers talk (at most two at once); those speakers are only numbered within the chunk. Each one is
+ * named after the voice (the embedding windows' cluster) heard where it talks alone, and the chunks are
+ * then summed frame by frame: the number of people talking comes from the model, and who they are from
+ * the local speakers named there.
+ *
+ * Why: the embedding windows are 1.5 s long, so their timeline puts a turn's edges up to 0.75 s off and
+ * can only guess the second voice in overlap; the segmentation model sees the change where it happens
+ * and knows which of its speakers overlap. A local speaker whose alone-frames do not clearly belong to
+ * one voice is not named, and wherever the chunks name too few speakers the windows' timeline fills in.
+ */
+import type { SpeakerTurn } from "./diarize.ts";
+
+/** One chunk of the segmentation model's output: its start (s) and, per frame, the powerset class (0-6). */
+export interface LocalChunk {
+  start: number;
+  classes: string;
+}
+
+export interface LocalFrames {
+  chunks: LocalChunk[];
+  /** Seconds between frames. */
+  frameSeconds: number;
+  /** Time of the first frame of a chunk after the chunk's start (the centre of its receptive field). */
+  firstFrameSeconds: number;
+}
+
+/** The local speakers talking in each powerset class: nobody, 1, 2, 3, 1+2, 1+3, 2+3. */
+const CLASS_SPEAKERS: number[][] = [[], [0], [1], [2], [0, 1], [0, 2], [1, 2]];
+
+export interface ReconstructOptions {
+  /** Seconds a local speaker must talk alone over one voice to be named after it. */
+  minSoloSeconds: number;
+  /** Share of a local speaker's alone-frames that one voice must hold to name it. */
+  minShare: number;
+}
+
+export const RECONSTRUCT_DEFAULTS: ReconstructOptions = { minSoloSeconds: 0.2, minShare: 0.6 };
+
+/** Speakers per frame on a grid of `frameSeconds`, from possibly overlapping turns. */
+function raster(turns: SpeakerTurn[], ids: Map<string, number>, frames: number, frameSeconds: number): number[][] {
+  const out: number[][] = Array.from({ length: frames }, () => []);
+  for (const t of turns) {
+    if (!ids.has(t.speaker)) ids.set(t.speaker, ids.size);
+    const id = ids.get(t.speaker)!;
+    // A frame belongs to the turn holding its centre.
+    for (let i = Math.max(0, Math.ceil(t.start / frameSeconds - 0.5)); i < frames && (i + 0.5) * frameSeconds < t.end; i++) {
+      if (!out[i]!.includes(id)) out[i]!.push(id);
+    }
+  }
+  return out;
+}
+
+/**
+ * Speaker activity over `duration` seconds: per frame, as many speakers as the chunks count (at least
+ * as many as `activity` lists there, and one wherever `primary` has one), the local speakers' voices
+ * first, most chunks first, then `primary`'s and `activity`'s. `primary` is who the embedding windows
+ * say speaks (one at a time), `activity` the same with the guessed second voice in overlap.
+ */
+export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], activity: SpeakerTurn[], duration: number, opts: Partial<ReconstructOptions> = {}): SpeakerTurn[] {
+  const o = { ...RECONSTRUCT_DEFAULTS, ...opts };
+  const step = local.frameSeconds;
+  const frames = Math.max(0, Math.floor(duration / step));
+  const ids = new Map<string, number>();
+  const who = raster(primary, ids, frames, step).map((s) => s[0]);
+  const base = raster(activity, ids, frames, step);
+  const voices = ids.size;
+  const votes = Array.from({ length: frames }, () => new Float64Array(voices));
+  const count = new Float64Array(frames);
+  const covered = new Float64Array(frames);
+  // (The small epsilon keeps a frame that falls exactly on the grid from landing one early in floating point.)
+  const frameOf = (chunk: LocalChunk, f: number) => Math.floor((chunk.start + local.firstFrameSeconds) / step + f + 1e-6);
+
+  for (const chunk of local.chunks) {
+    // Name each local speaker after the voice that holds most of the frames where it talks alone.
+    const solo = [0, 1, 2].map(() => new Float64Array(voices));
+    for (let f = 0; f < chunk.classes.length; f++) {
+      const c = chunk.classes.charCodeAt(f) - 48;
+      const i = frameOf(chunk, f);
+      if (c >= 1 && c <= 3 && i < frames && who[i] !== undefined) solo[c - 1]![who[i]!]! += step;
+    }
+    const named: Array<number | undefined> = [undefined, undefined, undefined];
+    const taken = new Set<number>();
+    // The local speaker with most alone-time picks first; two local speakers never share a voice.
+    const order = [0, 1, 2].sort((a, b) => Math.max(...solo[b]!, 0) - Math.max(...solo[a]!, 0));
+    for (const s of order) {
+      const total = solo[s]!.reduce((x, y) => x + y, 0);
+      const ranked = [...solo[s]!.keys()].sort((a, b) => solo[s]![b]! - solo[s]![a]!);
+      const pick = ranked.find((v) => !taken.has(v) && solo[s]![v]! >= o.minSoloSeconds && solo[s]![v]! >= o.minShare * total);
+      if (pick !== undefined) {
+        named[s] = pick;
+        taken.add(pick);
+      }
+    }
+    for (let f = 0; f < chunk.classes.length; f++) {
+      const i = frameOf(chunk, f);
+      if (i >= frames) break;
+      const speakers = CLASS_SPEAKERS[chunk.classes.charCodeAt(f) - 48] ?? [];
+      covered[i]! += 1;
+      count[i]! += speakers.length;
+      for (const s of speakers) if (named[s] !== undefined) votes[i]![named[s]!]! += 1;
+    }
+  }
+
+  const names = [...ids.keys()];
+  const open = new Map<number, SpeakerTurn>();
+  const out: SpeakerTurn[] = [];
+  for (let i = 0; i < frames; i++) {
+    let k = Math.max(covered[i] ? Math.round(count[i]! / covered[i]!) : 0, base[i]!.length, who[i] !== undefined ? 1 : 0);
+    // Ties between chunks go to the windows' voice.
+    const score = (v: number) => votes[i]![v]! + (v === who[i] ? 0.5 : 0);
+    const chosen = [...votes[i]!.keys()].filter((v) => votes[i]![v]! > 0).sort((a, b) => score(b) - score(a)).slice(0, k);
+    for (const v of [who[i], ...base[i]!]) if (v !== undefined && chosen.length < k && !chosen.includes(v)) chosen.push(v);
+    k = chosen.length;
+    const t = i * step;
+    for (const v of chosen) {
+      const last = open.get(v);
+      if (last && Math.abs(last.end - t) < 1e-9) last.end = t + step;
+      else {
+        const turn = { speaker: names[v]!, start: t, end: t + step };
+        open.set(v, turn);
+        out.push(turn);
+      }
+    }
+  }
+  return out.map((t) => ({ ...t, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 }));
+}
