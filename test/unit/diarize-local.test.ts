@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { reconstructActivity, type LocalFrames } from "../../src/pipeline/transcribe/diarize-local.ts";
+import { reconstructActivity, wordSpeakersFromActivity, type LocalFrames } from "../../src/pipeline/transcribe/diarize-local.ts";
 import type { SpeakerTurn } from "../../src/pipeline/transcribe/diarize.ts";
 
 /** 0.1 s frames; a chunk's classes written as runs: [[class, seconds], ...]. */
@@ -72,5 +72,25 @@ describe("reconstructActivity", () => {
     const act: SpeakerTurn[] = [...primary, { speaker: "A", start: 6, end: 7 }];
     const out = reconstructActivity(frames([]), primary, act, 10);
     expect(within(out, 0, 10)).toEqual({ A: 6.5, B: 4.5 });
+  });
+});
+
+describe("wordSpeakersFromActivity", () => {
+  const activity: SpeakerTurn[] = [
+    { speaker: "A", start: 0, end: 5 },
+    { speaker: "B", start: 4.5, end: 10 },
+    { speaker: "A", start: 6, end: 6.4 },
+  ];
+  const word = (start: number, end: number) => ({ start, end });
+
+  test("each word takes the speaker heard over most of it, whatever the windows said", () => {
+    expect(wordSpeakersFromActivity([word(1, 1.3), word(5.1, 5.5), word(4.8, 5.4)], activity, ["B", "A", "A"])).toEqual(["A", "B", "B"]);
+  });
+
+  test("where two are heard equally long the windows' label stands if it is one of them; unheard words keep it", () => {
+    // 6.0-6.4: A and B both active (a backchannel over B).
+    expect(wordSpeakersFromActivity([word(6, 6.4), word(6, 6.4)], activity, ["A", "B"])).toEqual(["A", "B"]);
+    expect(wordSpeakersFromActivity([word(6, 6.4)], activity, ["C"])[0]).toMatch(/^[AB]$/);
+    expect(wordSpeakersFromActivity([word(12, 12.5)], activity, ["C"])).toEqual(["C"]);
   });
 });

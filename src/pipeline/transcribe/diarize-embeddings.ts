@@ -6,7 +6,7 @@
  */
 import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
 import type { SpeakerTurn } from "./diarize.ts";
-import { reconstructActivity, type LocalFrames } from "./diarize-local.ts";
+import { reconstructActivity, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
 import type { Region } from "./vad.ts";
 
 export interface Window {
@@ -239,8 +239,12 @@ export function diarizeFromEmbeddings(
   const ids = wordClusters(words, windows, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);
+  const speakers = ids.map((id) => names.get(id)!);
   const turns = windowTimeline(regions, windows, labels, names);
   const activity = windowTimeline(regions, windows, labels, names, overlaps);
-  // With the segmentation model's own speakers, who speaks when is decided frame by frame (diarize-local.ts).
-  return { speakers: ids.map((id) => names.get(id)!), turns, activity: local ? reconstructActivity(local.frames, turns, activity, local.duration) : activity };
+  if (!local) return { speakers, turns, activity };
+  // With the segmentation model's own speakers, who speaks when is decided frame by frame
+  // (diarize-local.ts), and each word takes the speaker heard over most of it.
+  const frames = reconstructActivity(local.frames, turns, activity, local.duration);
+  return { speakers: wordSpeakersFromActivity(words, frames, speakers), turns, activity: frames };
 }

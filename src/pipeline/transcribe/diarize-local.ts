@@ -39,15 +39,25 @@ export interface ReconstructOptions {
 
 export const RECONSTRUCT_DEFAULTS: ReconstructOptions = { minSoloSeconds: 0.2, minShare: 0.6 };
 
-/** Speakers per frame on a grid of `frameSeconds`, from possibly overlapping turns. */
-function raster(turns: SpeakerTurn[], ids: Map<string, number>, frames: number, frameSeconds: number): number[][] {
-  const out: number[][] = Array.from({ length: frames }, () => []);
+/** At most this many voices are listed per frame by the windows' activity (a voice and the second in overlap). */
+const LISTED = 2;
+
+/**
+ * Speakers per frame on a grid of `frameSeconds`, from possibly overlapping turns: `LISTED` slots per
+ * frame, -1 where empty. Flat typed arrays, because an hour is 213,000 frames.
+ */
+function raster(turns: SpeakerTurn[], ids: Map<string, number>, frames: number, frameSeconds: number): Int32Array {
+  const out = new Int32Array(frames * LISTED).fill(-1);
   for (const t of turns) {
     if (!ids.has(t.speaker)) ids.set(t.speaker, ids.size);
     const id = ids.get(t.speaker)!;
     // A frame belongs to the turn holding its centre.
     for (let i = Math.max(0, Math.ceil(t.start / frameSeconds - 0.5)); i < frames && (i + 0.5) * frameSeconds < t.end; i++) {
-      if (!out[i]!.includes(id)) out[i]!.push(id);
+      const slot = out.subarray(i * LISTED, i * LISTED + LISTED);
+      if (!slot.includes(id)) {
+        const free = slot.indexOf(-1);
+        if (free >= 0) slot[free] = id;
+      }
     }
   }
   return out;
@@ -64,10 +74,13 @@ export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], 
   const step = local.frameSeconds;
   const frames = Math.max(0, Math.floor(duration / step));
   const ids = new Map<string, number>();
-  const who = raster(primary, ids, frames, step).map((s) => s[0]);
+  const primaryRaster = raster(primary, ids, frames, step);
+  const who = (i: number) => (primaryRaster[i * LISTED]! >= 0 ? primaryRaster[i * LISTED]! : undefined);
   const base = raster(activity, ids, frames, step);
+  const listed = (i: number) => [...base.subarray(i * LISTED, i * LISTED + LISTED)].filter((v) => v >= 0);
   const voices = ids.size;
-  const votes = Array.from({ length: frames }, () => new Float64Array(voices));
+  // Chunks naming each voice, per frame (flat: frame i's voices at i * voices).
+  const votes = new Float64Array(frames * voices);
   const count = new Float64Array(frames);
   const covered = new Float64Array(frames);
   // (The small epsilon keeps a frame that falls exactly on the grid from landing one early in floating point.)
@@ -79,7 +92,8 @@ export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], 
     for (let f = 0; f < chunk.classes.length; f++) {
       const c = chunk.classes.charCodeAt(f) - 48;
       const i = frameOf(chunk, f);
-      if (c >= 1 && c <= 3 && i < frames && who[i] !== undefined) solo[c - 1]![who[i]!]! += step;
+      const v = i < frames ? who(i) : undefined;
+      if (c >= 1 && c <= 3 && v !== undefined) solo[c - 1]![v]! += step;
     }
     const named: Array<number | undefined> = [undefined, undefined, undefined];
     const taken = new Set<number>();
@@ -100,7 +114,7 @@ export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], 
       const speakers = CLASS_SPEAKERS[chunk.classes.charCodeAt(f) - 48] ?? [];
       covered[i]! += 1;
       count[i]! += speakers.length;
-      for (const s of speakers) if (named[s] !== undefined) votes[i]![named[s]!]! += 1;
+      for (const s of speakers) if (named[s] !== undefined) votes[i * voices + named[s]!]! += 1;
     }
   }
 
@@ -108,12 +122,15 @@ export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], 
   const open = new Map<number, SpeakerTurn>();
   const out: SpeakerTurn[] = [];
   for (let i = 0; i < frames; i++) {
-    let k = Math.max(covered[i] ? Math.round(count[i]! / covered[i]!) : 0, base[i]!.length, who[i] !== undefined ? 1 : 0);
+    const w = who(i);
+    const others = listed(i);
+    const k = Math.max(covered[i] ? Math.round(count[i]! / covered[i]!) : 0, others.length, w !== undefined ? 1 : 0);
+    if (!k) continue;
+    const named = votes.subarray(i * voices, (i + 1) * voices);
     // Ties between chunks go to the windows' voice.
-    const score = (v: number) => votes[i]![v]! + (v === who[i] ? 0.5 : 0);
-    const chosen = [...votes[i]!.keys()].filter((v) => votes[i]![v]! > 0).sort((a, b) => score(b) - score(a)).slice(0, k);
-    for (const v of [who[i], ...base[i]!]) if (v !== undefined && chosen.length < k && !chosen.includes(v)) chosen.push(v);
-    k = chosen.length;
+    const score = (v: number) => named[v]! + (v === w ? 0.5 : 0);
+    const chosen = [...named.keys()].filter((v) => named[v]! > 0).sort((a, b) => score(b) - score(a)).slice(0, k);
+    for (const v of [w, ...others]) if (v !== undefined && chosen.length < k && !chosen.includes(v)) chosen.push(v);
     const t = i * step;
     for (const v of chosen) {
       const last = open.get(v);
@@ -126,4 +143,51 @@ export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], 
     }
   }
   return out.map((t) => ({ ...t, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 }));
+}
+
+interface TimedWord {
+  start: number;
+  end: number;
+}
+
+/**
+ * Speaker per word from frame-level activity: the speaker active over most of the word; where two are
+ * active for equally long (overlap), the word keeps `fallback` (the embedding windows' label) when that
+ * one is heard over it, and a word no one is heard over keeps it too. Each speaker's turns never
+ * overlap each other, so each is searched on its own.
+ */
+export function wordSpeakersFromActivity(words: TimedWord[], activity: SpeakerTurn[], fallback: string[]): string[] {
+  const bySpeaker = new Map<string, SpeakerTurn[]>();
+  for (const t of activity) (bySpeaker.get(t.speaker) ?? bySpeaker.set(t.speaker, []).get(t.speaker)!).push(t);
+  for (const turns of bySpeaker.values()) turns.sort((a, b) => a.start - b.start);
+  const heard = (speaker: string, a: number, b: number) => {
+    const turns = bySpeaker.get(speaker) ?? [];
+    // First turn that ends after the word starts.
+    let lo = 0;
+    let hi = turns.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (turns[mid]!.end <= a) lo = mid + 1;
+      else hi = mid;
+    }
+    let seconds = 0;
+    for (let k = lo; k < turns.length && turns[k]!.start < b; k++) seconds += Math.min(b, turns[k]!.end) - Math.max(a, turns[k]!.start);
+    return seconds;
+  };
+  return words.map((w, i) => {
+    const end = Math.max(w.end, w.start + 0.05);
+    let best: string | undefined;
+    let bestSeconds = 0;
+    let tie = false;
+    for (const speaker of bySpeaker.keys()) {
+      const seconds = heard(speaker, w.start, end);
+      if (seconds > bestSeconds + 1e-6) {
+        best = speaker;
+        bestSeconds = seconds;
+        tie = false;
+      } else if (seconds > 0 && Math.abs(seconds - bestSeconds) <= 1e-6) tie = true;
+    }
+    if (best === undefined || (tie && heard(fallback[i]!, w.start, end) > 0)) return fallback[i]!;
+    return best;
+  });
 }

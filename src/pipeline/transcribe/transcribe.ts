@@ -9,7 +9,7 @@ import { asrDevice, runWorker, SpeechWorkerError } from "../../inference/speech-
 import { assertModelIntact, resolveModel } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { scratchDirSync } from "../../scratch.ts";
-import { labelByFirstAppearance, speakerTimeline } from "./diarize.ts";
+import { speakerTimeline } from "./diarize.ts";
 import { labelSpeakers } from "./diarize-speakers.ts";
 import { detectSpeakerNames } from "./names.ts";
 import { segmentsFromWords } from "./segments.ts";
@@ -86,11 +86,18 @@ interface AsrResult {
   words: Array<{ word: string; start: number; end: number; p?: number }>;
 }
 
-/** A merged one-word turn can remove a speaker or change who speaks first: number the labels again. */
-function numberedByFirstAppearance(words: Word[]): Word[] {
-  const order = [...new Set(words.map((w) => w.speaker))];
-  const names = labelByFirstAppearance(words.map((w) => order.indexOf(w.speaker)));
-  return words.map((w, i) => (names[i] === w.speaker ? w : { ...w, speaker: names[i]! }));
+type Timed = { speaker: string; start: number; end: number };
+
+/**
+ * Speakers numbered again by first appearance in the words, then in the timeline (a voice the recogniser
+ * found no words for): a merged one-word turn can remove a speaker or change who speaks first. One
+ * renaming for words, turns and activity, so "Speaker 2" is the same person in all three.
+ */
+export function numberedByFirstAppearance<W extends { speaker: string }>(words: W[], ...timelines: Array<Timed[] | undefined>): { words: W[]; timelines: Array<Timed[] | undefined> } {
+  const order = [...new Set([...words.map((w) => w.speaker), ...timelines.flatMap((t) => [...(t ?? [])].sort((a, b) => a.start - b.start).map((x) => x.speaker))])];
+  const rename = new Map(order.map((s, i) => [s, `Speaker ${i + 1}`]));
+  const renamed = <T extends { speaker: string }>(x: T): T => (rename.get(x.speaker) === x.speaker ? x : { ...x, speaker: rename.get(x.speaker)! });
+  return { words: words.map(renamed), timelines: timelines.map((t) => t?.map(renamed)) };
 }
 
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
@@ -180,7 +187,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
     const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
-    const words = opts.alignTurns === false ? labelled : numberedByFirstAppearance(realignTurns(labelled));
+    const numbered = numberedByFirstAppearance(opts.alignTurns === false ? labelled : realignTurns(labelled), diarized?.turns, diarized?.activity);
+    const words = numbered.words;
+    const [diarizedTurns, diarizedActivity] = numbered.timelines;
     const segments = segmentsFromWords(words);
     const speakerNames = detectSpeakerNames(segments);
     progress(1);
@@ -189,8 +198,8 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       segments,
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
-      speakerTurns: diarized?.turns ?? speakerTimeline(regions, words),
-      speakerActivity: diarized?.activity,
+      speakerTurns: diarizedTurns ?? speakerTimeline(regions, words),
+      speakerActivity: diarizedActivity,
       engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}${diarized ? ` + ${diarized.engine}` : ""}`,
       ...(diarized?.warning ? { warnings: [diarized.warning] } : {}),
     };
