@@ -163,6 +163,22 @@ describe("realignTurns", () => {
     expect(realignTurns(slow)).toEqual(slow);
   });
 
+  test("a change moves across a long pause onto the sentence end before it: the pause is not speech moved", () => {
+    // "Did you guys" follows 5 s of silence and starts the sentence B finishes.
+    const words = spoken(
+      [
+        ["A", "We talked about it yesterday.| Yeah.| Did you guys"],
+        ["B", "actually have some sort of interaction on it?"],
+      ],
+      0.2,
+    );
+    const paused = words.map((w, i) => (i >= 6 ? { ...w, start: w.start + 5, end: w.end + 5 } : w));
+    expect(turnsOf(realignTurns(paused))).toEqual(["A: We talked about it yesterday. Yeah.", "B: Did you guys actually have some sort of interaction on it?"]);
+    // Spoken slowly (1.2 s for the three words), the change stays: that much speech is evidence.
+    const slow = stretch(paused, [6, 7, 8], 0.4);
+    expect(realignTurns(slow)).toEqual(slow);
+  });
+
   test("a capital that continues a name is not a new sentence", () => {
     // "New | Jersey.": the change one word early moves onto the sentence end despite the capital.
     const words = spoken([

@@ -26,7 +26,7 @@ export interface EvidenceTurn {
 export interface RealignOptions {
   /** Farthest a change moves, in words... */
   maxWords: number;
-  /** ...and in seconds between the old and the new boundary. */
+  /** ...and in seconds of speech that changes speaker (a pause it crosses does not count: turns change in pauses). */
   maxSeconds: number;
   /** Words with more evidence than this (seconds) for the speaker they would leave keep their label. */
   keepSeconds: number;
@@ -145,9 +145,11 @@ function realignChange(words: Word[], labels: string[], i: number, o: RealignOpt
   let best: { k: number; cost: number } | undefined;
   for (let k = i - o.maxWords; k <= i + o.maxWords; k++) {
     if (k === i || k < 0 || k >= words.length - 1) continue;
-    if (Math.abs(words[k]!.end - words[i]!.end) > o.maxSeconds || !boundaryAfter(words, k)) continue;
+    if (!boundaryAfter(words, k)) continue;
     // The moved words are one side's, and that side keeps at least one word of its turn.
     const [from, to, own, other] = k < i ? [k + 1, i, a, b] : [i + 1, k, b, a];
+    // How far is the speech that moves (a pause it crosses is where turns change, not speech moved).
+    if (words[to]!.end - words[from]!.start > o.maxSeconds) continue;
     const [lo, hi] = k < i ? [k, to] : [from, k + 1];
     if (labels.slice(lo, hi + 1).some((l) => l !== own)) continue;
     const ev = evidence(words, from, to, own, other, o.turns);
