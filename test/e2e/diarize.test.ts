@@ -25,6 +25,16 @@ describe("neural diarization", () => {
       const d = diarizationErrorRate(reference("two_speakers_call"), t.speakerActivity!);
       expect(d.hypSpeakers).toBe(2);
       expect(d.der).toBeLessThan(0.2);
+      // One numbering for words and timelines: the voice heard most over a speaker's words is that speaker.
+      for (const timeline of [t.speakerActivity!, t.speakerTurns!]) {
+        for (const speaker of ["Speaker 1", "Speaker 2"]) {
+          const heard = new Map<string, number>();
+          for (const w of t.words.filter((x) => x.speaker === speaker)) {
+            for (const a of timeline) heard.set(a.speaker, (heard.get(a.speaker) ?? 0) + Math.max(0, Math.min(w.end, a.end) - Math.max(w.start, a.start)));
+          }
+          expect([...heard].sort((x, y) => y[1] - x[1])[0]![0]).toBe(speaker);
+        }
+      }
     },
     SLOW,
   );

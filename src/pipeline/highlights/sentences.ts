@@ -7,7 +7,8 @@
  * onto words is where indices go wrong. Rules, in order:
  *  - a speaker change always ends a sentence (a sentence never spans two speakers);
  *  - "?" / "!" end a sentence; "." and "…" end one unless the word is a known abbreviation or the next
- *    word starts in lower case (whisper capitalises sentence starts; "U.S. and" stays together);
+ *    word starts in lower case (whisper capitalises sentence starts; "U.S. and" stays together); so does
+ *    a dash before a capital, a sentence cut off ("would you—" / "Wait, …": turns-realign.ts writes it);
  *  - unpunctuated runs (music, some engines, LibriVox-style references) are cut once they exceed
  *    MAX_WORDS / MAX_SECONDS, where a full stop, a clause end and a long pause coincide best.
  * Each sentence also says whether its end is *complete* by the evidence rule of sentence-edges.ts
