@@ -126,23 +126,30 @@ describe("realignTurns", () => {
       ["B", "Right, sure"],
       ["A", "that we should all go."],
     ]);
-    // ...and the cut-off gets the dash whisper's capital implies.
+    // ...and, since A carries on in lower case after it, A's turn is marked as cut off.
     expect(turnsOf(realignTurns(interjection))).toEqual(["A: And what I wanted to say was—", "B: Right, sure", "A: that we should all go."]);
   });
 
   test("a true interruption is kept: the text starts a new sentence at the change, and is punctuated as cut off", () => {
     const words = spoken([
-      ["A", "And then we could just move the whole"],
+      ["A", "And then we could just move the"],
       ["B", "No.| Wait, that would break everything."],
     ]);
     const out = realignTurns(words);
-    expect(turnsOf(out)).toEqual(["A: And then we could just move the whole—", "B: No. Wait, that would break everything."]);
+    expect(turnsOf(out)).toEqual(["A: And then we could just move the—", "B: No. Wait, that would break everything."]);
     // Only the word's text changes: its timing and every other word stay as they were.
     expect(out.map(({ word, ...w }) => w)).toEqual(words.map(({ word, ...w }) => w));
-    expect(out.filter((w, i) => w.word !== words[i]!.word).map((w) => w.word)).toEqual(["whole—"]);
+    expect(out.filter((w, i) => w.word !== words[i]!.word).map((w) => w.word)).toEqual(["the—"]);
+    // A word that could end a sentence is cut off when the next speaker starts before it ends.
+    const over = spoken([
+      ["A", "And then we could just move the whole"],
+      ["B", "No.| Wait, that would break everything."],
+    ]);
+    over[7] = { ...over[7]!, end: over[8]!.start + 0.1 };
+    expect(turnsOf(realignTurns(over))[0]).toBe("A: And then we could just move the whole—");
   });
 
-  test("a turn whisper left unpunctuated before a pause and a new sentence gets a full stop", () => {
+  test("a turn whisper left unpunctuated before a new sentence gets a full stop", () => {
     const words = spoken([
       ["A", "I'm in New Jersey now though|"],
       ["B", "Well, there isn't that much difference."],

@@ -162,22 +162,26 @@ function realignChange(words: Word[], labels: string[], i: number, o: RealignOpt
   else for (let j = i + 1; j <= best.k; j++) labels[j] = a;
 }
 
-/** A pause this long before the next speaker means the turn was finished, not cut off. */
-const FINISHED_PAUSE = 0.2;
-
 /**
- * The punctuation whisper left out where its text starts a new sentence and the speaker changes: a full
- * stop when the next speaker came in after a pause, a dash (cut off) when they came straight in. The
- * capital is whisper's own sign of a new sentence; it only drops the mark before it because it
- * transcribes as if one person spoke. Changes inside running text (a lower-case word after the change)
- * are left as they are: nothing in the text says a sentence ended there.
+ * The punctuation whisper left out where its text starts a new sentence and the speaker changes: a dash
+ * (cut off) when the turn cannot have ended there (on "the", "and", "of", …), the next speaker came in
+ * before its last word ended, or the speaker carries on in lower case after the other's turn; else a
+ * full stop. The capital is whisper's own sign of a new sentence; it
+ * only drops the mark before it because it transcribes as if one person spoke, and a turn that simply
+ * ended is far more common than one cut off (on the phone call every such mark is a full stop in the
+ * human transcript). Changes inside running text (a lower-case word after the change) are left as they
+ * are: nothing in the text says a sentence ended there.
  */
-function closeTurn(words: Word[], i: number): string {
+function closeTurn(words: Word[], labels: string[], i: number): string {
   const token = words[i]!.word;
   if (sentenceEndAfter(words, i) || !textStartsSentence(words, i)) return token;
   const m = /^(.*?)([,;:]?)(["'”’)\]]*)$/s.exec(token)!;
-  const mark = words[i + 1]!.start - words[i]!.end >= FINISHED_PAUSE ? "." : "—";
-  return `${m[1]}${mark}${m[3]}`;
+  // The speaker carries on in lower case after the other's turn: the sentence was interrupted, not over.
+  let j = i + 1;
+  while (j < words.length && labels[j] === labels[i + 1]) j++;
+  const resumes = j < words.length && labels[j] === labels[i] && !textStartsSentence(words, j - 1) && !sentenceEndAfter(words, j - 1);
+  const cutOff = resumes || BEFORE_NAMES.has(bare(token).toLowerCase()) || words[i + 1]!.start < words[i]!.end;
+  return `${m[1]}${cutOff ? "—" : "."}${m[3]}`;
 }
 
 /**
@@ -191,7 +195,7 @@ export function realignTurns(words: Word[], opts: Partial<RealignOptions> = {}):
   for (let i = 0; i < words.length - 1; i++) if (labels[i] !== labels[i + 1]) realignChange(words, labels, i, o);
   mergeShortTurns(words, labels, o);
   return words.map((w, i) => {
-    const word = i + 1 < words.length && labels[i] !== labels[i + 1] ? closeTurn(words, i) : w.word;
+    const word = i + 1 < words.length && labels[i] !== labels[i + 1] ? closeTurn(words, labels, i) : w.word;
     return labels[i] === w.speaker && word === w.word ? w : { ...w, speaker: labels[i]!, word };
   });
 }
