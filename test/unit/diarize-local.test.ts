@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { reconstructActivity, wordSpeakersFromActivity, type LocalFrames } from "../../src/pipeline/transcribe/diarize-local.ts";
+import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "../../src/pipeline/transcribe/diarize-local.ts";
 import type { SpeakerTurn } from "../../src/pipeline/transcribe/diarize.ts";
 
 /** 0.1 s frames; a chunk's classes written as runs: [[class, seconds], ...]. */
@@ -19,7 +19,10 @@ function within(turns: SpeakerTurn[], a: number, b: number): Record<string, numb
   return out;
 }
 
-describe("reconstructActivity", () => {
+/** The overlap-aware activity alone. */
+const reconstructActivity = (...args: Parameters<typeof reconstructSpeakers>) => reconstructSpeakers(...args).activity;
+
+describe("reconstructSpeakers", () => {
   // The windows put the change from A to B at 5.5 s; the model hears it at 5.0 s.
   const primary: SpeakerTurn[] = [
     { speaker: "A", start: 0, end: 5.5 },
@@ -43,9 +46,11 @@ describe("reconstructActivity", () => {
 
   test("where the model hears two at once, both voices are active, the second being the chunk's other speaker", () => {
     const local = frames([chunk(0, [[1, 4], [4, 1], [2, 5]])]);
-    const out = reconstructActivity(local, primary, primary, 10);
-    expect(within(out, 4, 5)).toEqual({ A: 1, B: 1 });
-    expect(within(out, 0, 4)).toEqual({ A: 4 });
+    const both = reconstructSpeakers(local, primary, primary, 10);
+    expect(within(both.activity, 4, 5)).toEqual({ A: 1, B: 1 });
+    expect(within(both.activity, 0, 4)).toEqual({ A: 4 });
+    // One at a time, the overlap goes to the voice most chunks name there, a tie to the windows' voice.
+    expect(within(both.turns, 0, 10)).toEqual({ A: 5, B: 5 });
   });
 
   test("a local speaker whose alone-time is split between voices is not named; the windows' voice stands", () => {

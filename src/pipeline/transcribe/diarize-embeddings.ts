@@ -6,7 +6,7 @@
  */
 import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
 import type { SpeakerTurn } from "./diarize.ts";
-import { reconstructActivity, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
+import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
 import type { Region } from "./vad.ts";
 
 export interface Window {
@@ -222,8 +222,8 @@ function overlapSeconds(w: Window, regions: Region[]): number {
 /**
  * Speaker per word and who spoke when, from one embedding per window. Speakers are named "Speaker N"
  * in order of first appearance in the words, then (for voices the recogniser found no words for) in
- * the windows. With the segmentation model's chunks (`local`), the overlap-aware activity is rebuilt
- * frame by frame from its own speakers, named after the windows' voices.
+ * the windows. With the segmentation model's chunks (`local`), turns and activity are rebuilt frame
+ * by frame from its own speakers, named after the windows' voices.
  */
 export function diarizeFromEmbeddings(
   regions: Region[],
@@ -245,6 +245,6 @@ export function diarizeFromEmbeddings(
   if (!local) return { speakers, turns, activity };
   // With the segmentation model's own speakers, who speaks when is decided frame by frame
   // (diarize-local.ts), and each word takes the speaker heard over most of it.
-  const frames = reconstructActivity(local.frames, turns, activity, local.duration);
-  return { speakers: wordSpeakersFromActivity(words, frames, speakers), turns, activity: frames };
+  const frames = reconstructSpeakers(local.frames, turns, activity, local.duration);
+  return { speakers: wordSpeakersFromActivity(words, frames.activity, speakers), ...frames };
 }

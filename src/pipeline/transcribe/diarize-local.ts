@@ -64,12 +64,19 @@ function raster(turns: SpeakerTurn[], ids: Map<string, number>, frames: number, 
 }
 
 /**
- * Speaker activity over `duration` seconds: per frame, as many speakers as the chunks count (at least
- * as many as `activity` lists there, and one wherever `primary` has one), the local speakers' voices
- * first, most chunks first, then `primary`'s and `activity`'s. `primary` is who the embedding windows
- * say speaks (one at a time), `activity` the same with the guessed second voice in overlap.
+ * Who speaks when over `duration` seconds. `activity`: per frame, as many speakers as the chunks count
+ * (at least as many as the windows' `activity` lists there, and one wherever `primary` has one), the
+ * chunk speakers' voices first, most chunks first, then `primary`'s and `activity`'s; `turns`: the first
+ * of those, one speaker at a time. `primary` is who the embedding windows say speaks (one at a time),
+ * `activity` the same with the guessed second voice in overlap.
  */
-export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], activity: SpeakerTurn[], duration: number, opts: Partial<ReconstructOptions> = {}): SpeakerTurn[] {
+export function reconstructSpeakers(
+  local: LocalFrames,
+  primary: SpeakerTurn[],
+  activity: SpeakerTurn[],
+  duration: number,
+  opts: Partial<ReconstructOptions> = {},
+): { activity: SpeakerTurn[]; turns: SpeakerTurn[] } {
   const o = { ...RECONSTRUCT_DEFAULTS, ...opts };
   const step = local.frameSeconds;
   const frames = Math.max(0, Math.floor(duration / step));
@@ -119,8 +126,8 @@ export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], 
   }
 
   const names = [...ids.keys()];
-  const open = new Map<number, SpeakerTurn>();
-  const out: SpeakerTurn[] = [];
+  const active = new TurnBuilder(names, step);
+  const first = new TurnBuilder(names, step);
   for (let i = 0; i < frames; i++) {
     const w = who(i);
     const others = listed(i);
@@ -131,18 +138,35 @@ export function reconstructActivity(local: LocalFrames, primary: SpeakerTurn[], 
     const score = (v: number) => named[v]! + (v === w ? 0.5 : 0);
     const chosen = [...named.keys()].filter((v) => named[v]! > 0).sort((a, b) => score(b) - score(a)).slice(0, k);
     for (const v of [w, ...others]) if (v !== undefined && chosen.length < k && !chosen.includes(v)) chosen.push(v);
-    const t = i * step;
-    for (const v of chosen) {
-      const last = open.get(v);
-      if (last && Math.abs(last.end - t) < 1e-9) last.end = t + step;
-      else {
-        const turn = { speaker: names[v]!, start: t, end: t + step };
-        open.set(v, turn);
-        out.push(turn);
-      }
+    for (const v of chosen) active.add(v, i);
+    first.add(chosen[0]!, i);
+  }
+  return { activity: active.turns(), turns: first.turns() };
+}
+
+/** Frames to turns: consecutive frames of one voice are one turn. */
+class TurnBuilder {
+  private readonly open = new Map<number, SpeakerTurn>();
+  private readonly out: SpeakerTurn[] = [];
+  constructor(
+    private readonly names: string[],
+    private readonly step: number,
+  ) {}
+
+  add(voice: number, frame: number): void {
+    const t = frame * this.step;
+    const last = this.open.get(voice);
+    if (last && Math.abs(last.end - t) < 1e-9) last.end = t + this.step;
+    else {
+      const turn = { speaker: this.names[voice]!, start: t, end: t + this.step };
+      this.open.set(voice, turn);
+      this.out.push(turn);
     }
   }
-  return out.map((t) => ({ ...t, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 }));
+
+  turns(): SpeakerTurn[] {
+    return this.out.map((t) => ({ ...t, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 }));
+  }
 }
 
 interface TimedWord {

@@ -65,7 +65,7 @@ const SEGMENTATION_OVERLAP: VadOptions = { threshold: 0.5, negThreshold: 0.4, mi
  * Speech the segmentation model hears (trained on far-field meetings, it finds quiet speakers Silero
  * misses) and where two people talk at once; or the reason when its model is not verified.
  */
-async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[]; local: LocalFrames } | { reason: string }> {
+async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[]; local: { frames: LocalFrames; duration: number } } | { reason: string }> {
   let modelPath: string;
   try {
     modelPath = resolveModel(SEGMENTATION_MODEL, input.modelsDir);
@@ -78,7 +78,7 @@ async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Prom
   return {
     speech: speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH),
     overlaps: speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP),
-    local: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds },
+    local: { frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration },
   };
 }
 
@@ -108,8 +108,7 @@ export async function labelSpeakers(input: LabelSpeakersInput): Promise<SpeakerL
     if ("reason" in seg) log.warn("segmentation model unavailable; diarizing without overlap detection", { reason: seg.reason });
     if (!windows.length) return { speakers: input.words.map(() => "Speaker 1"), turns: [], activity: [], engine, warning };
     const embeddings = await speakerEmbeddings(plan, modelPath, input.wav, input.audio, windows.map((w) => [w.start, w.end]), input.signal);
-    const local = "reason" in seg ? undefined : { frames: seg.local, duration: input.audio.length / input.audio.sampleRate };
-    const r = diarizeFromEmbeddings(regions, windows, embeddings, input.words, { numSpeakers: input.numSpeakers }, overlaps, local);
+    const r = diarizeFromEmbeddings(regions, windows, embeddings, input.words, { numSpeakers: input.numSpeakers }, overlaps, "reason" in seg ? undefined : seg.local);
     return { ...r, engine, warning };
   } catch (err) {
     // Speaker labels are worth less than the transcript: a failing model run degrades, it does not fail the job.

@@ -11,6 +11,8 @@
  * a capital: whisper's mark of an interruption). Clause ends (commas) are not targets: a change moved to
  * a comma still splits the sentence, and the words after an interrupter's comma ("No, wait, …") are
  * the interrupter's. A turn of a few words that is not a whole sentence is merged into its neighbours.
+ * Where a change stays at a sentence start whisper left unpunctuated, the stop (or, for a turn cut off,
+ * the dash) it left out is written on the turn's last word.
  */
 import { OPEN_END_WORDS } from "../highlights/sentence-edges.ts";
 import { endsSentence } from "../highlights/sentences.ts";
@@ -166,11 +168,11 @@ function realignChange(words: Word[], labels: string[], i: number, o: RealignOpt
  * The punctuation whisper left out where its text starts a new sentence and the speaker changes: a dash
  * (cut off) when the turn cannot have ended there (on "the", "and", "of", …), the next speaker came in
  * before its last word ended, or the speaker carries on in lower case after the other's turn; else a
- * full stop. The capital is whisper's own sign of a new sentence; it
- * only drops the mark before it because it transcribes as if one person spoke, and a turn that simply
- * ended is far more common than one cut off (on the phone call every such mark is a full stop in the
- * human transcript). Changes inside running text (a lower-case word after the change) are left as they
- * are: nothing in the text says a sentence ended there.
+ * full stop. The capital is whisper's own sign of a new sentence; it only drops the mark before it
+ * because it transcribes as if one person spoke, and a turn that simply ended is far more common than
+ * one cut off (on the phone call every such mark is a full stop in the human transcript). Changes inside
+ * running text (a lower-case word after the change) are left as they are: nothing in the text says a
+ * sentence ended there.
  */
 function closeTurn(words: Word[], labels: string[], i: number): string {
   const token = words[i]!.word;
