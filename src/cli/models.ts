@@ -34,7 +34,7 @@ async function list(fullVerify: boolean): Promise<number> {
       verified &&= state === "verified";
     }
     const size = m.files.reduce((s, f) => s + f.size, 0);
-    rows.push([m.name, present ? "yes" : "no", verified ? "yes" : "no", mb(size), m.licence, m.optional ? "optional" : "required"]);
+    rows.push([m.name, present ? "yes" : "no", verified ? "yes" : "no", mb(size), m.licence, m.internetOnly ? "optional, internet only" : m.optional ? "optional" : "required"]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const r of rows) process.stdout.write(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd() + "\n");

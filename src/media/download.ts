@@ -11,12 +11,14 @@ export interface DownloadOptions {
   /** Time allowed to receive the response head, and the longest silence while streaming. */
   timeoutMs?: number;
   maxRedirects?: number;
+  /** What the size limit is called in errors (the setting a user would raise). */
+  limitName?: string;
   signal?: AbortSignal;
   onProgress?(bytes: number, total: number | undefined): void;
 }
 
 /**
- * Streams a media URL to `dest` through the SSRF-safe fetcher. Redirects are followed by hand (at most
+ * Streams a URL (media, model files) to `dest` through the SSRF-safe fetcher. Redirects are followed by hand (at most
  * five), each hop checked like the first; the size limit is enforced from Content-Length up front and
  * again while streaming. The file appears at `dest` only when complete (written to a temp name first).
  */
@@ -39,7 +41,7 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
     const declared = Number(res.headers["content-length"] ?? NaN);
     if (Number.isFinite(declared) && declared > opts.maxBytes) {
       res.destroy();
-      throw new DownloadError(`the media is ${declared} bytes, over the ${opts.maxBytes}-byte limit (CLIPYARD_MAX_MEDIA_BYTES)`);
+      throw new DownloadError(`the file is ${declared} bytes, over the ${opts.maxBytes}-byte limit (${opts.limitName ?? "CLIPYARD_MAX_MEDIA_BYTES"})`);
     }
     const tmp = `${dest}.part`;
     const out = createWriteStream(tmp);
@@ -52,7 +54,7 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
       for await (const chunk of res) {
         if (writeError) throw writeError;
         bytes += (chunk as Buffer).length;
-        if (bytes > opts.maxBytes) throw new DownloadError(`the media passed the ${opts.maxBytes}-byte limit (CLIPYARD_MAX_MEDIA_BYTES)`);
+        if (bytes > opts.maxBytes) throw new DownloadError(`the file passed the ${opts.maxBytes}-byte limit (${opts.limitName ?? "CLIPYARD_MAX_MEDIA_BYTES"})`);
         if (!out.write(chunk)) await new Promise((r) => out.once("drain", r));
         opts.onProgress?.(bytes, Number.isFinite(declared) ? declared : undefined);
       }

