@@ -5,7 +5,7 @@
  * Pure functions over plain vectors, so clustering and counting can be tested on constructed points.
  */
 import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
-import type { SpeakerTurn } from "./diarize.ts";
+import { TurnBuilder, type SpeakerTurn } from "./diarize.ts";
 import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
 import type { Region } from "./vad.ts";
 
@@ -161,8 +161,7 @@ export function wordClusters(words: TimedWord[], windows: Window[], labels: numb
  * the label its words got.
  */
 export function windowTimeline(regions: Region[], windows: Window[], labels: number[], names: Map<number, string>, overlaps: Region[] = [], step = 0.05): SpeakerTurn[] {
-  const open = new Map<string, SpeakerTurn>();
-  const out: SpeakerTurn[] = [];
+  const out = new TurnBuilder();
   const nameOf = (c: number) => names.get(c) ?? `Speaker ${c + 1}`;
   const centre = (w: Window) => (w.start + w.end) / 2;
   const nearestOther = (t: number, than: number): number | undefined => {
@@ -197,19 +196,10 @@ export function windowTimeline(regions: Region[], windows: Window[], labels: num
         if (second !== undefined) active.push(second);
       }
       const end = Math.min(b, t + step);
-      for (const c of active) {
-        const speaker = nameOf(c);
-        const last = open.get(speaker);
-        if (last && t - last.end < 1e-6) last.end = end;
-        else {
-          const turn = { speaker, start: t, end };
-          open.set(speaker, turn);
-          out.push(turn);
-        }
-      }
+      for (const c of active) out.add(nameOf(c), t, end);
     }
   }
-  return out.sort((x, y) => x.start - y.start);
+  return out.turns;
 }
 
 /** A window is mixed when the segmentation hears two voices in more than this share of it. */

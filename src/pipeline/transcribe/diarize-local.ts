@@ -11,7 +11,7 @@
  * and knows which of its speakers overlap. A local speaker whose alone-frames do not clearly belong to
  * one voice is not named, and wherever the chunks name too few speakers the windows' timeline fills in.
  */
-import type { SpeakerTurn } from "./diarize.ts";
+import { TurnBuilder, type SpeakerTurn } from "./diarize.ts";
 
 /** One chunk of the segmentation model's output: its start (s) and, per frame, the powerset class (0-6). */
 export interface LocalChunk {
@@ -126,8 +126,8 @@ export function reconstructSpeakers(
   }
 
   const names = [...ids.keys()];
-  const active = new TurnBuilder(names, step);
-  const first = new TurnBuilder(names, step);
+  const active = new TurnBuilder();
+  const first = new TurnBuilder();
   for (let i = 0; i < frames; i++) {
     const w = who(i);
     const others = listed(i);
@@ -138,35 +138,12 @@ export function reconstructSpeakers(
     const score = (v: number) => named[v]! + (v === w ? 0.5 : 0);
     const chosen = [...named.keys()].filter((v) => named[v]! > 0).sort((a, b) => score(b) - score(a)).slice(0, k);
     for (const v of [w, ...others]) if (v !== undefined && chosen.length < k && !chosen.includes(v)) chosen.push(v);
-    for (const v of chosen) active.add(v, i);
-    first.add(chosen[0]!, i);
+    const t = i * step;
+    for (const v of chosen) active.add(names[v]!, t, t + step);
+    first.add(names[chosen[0]!]!, t, t + step);
   }
-  return { activity: active.turns(), turns: first.turns() };
-}
-
-/** Frames to turns: consecutive frames of one voice are one turn. */
-class TurnBuilder {
-  private readonly open = new Map<number, SpeakerTurn>();
-  private readonly out: SpeakerTurn[] = [];
-  constructor(
-    private readonly names: string[],
-    private readonly step: number,
-  ) {}
-
-  add(voice: number, frame: number): void {
-    const t = frame * this.step;
-    const last = this.open.get(voice);
-    if (last && Math.abs(last.end - t) < 1e-9) last.end = t + this.step;
-    else {
-      const turn = { speaker: this.names[voice]!, start: t, end: t + this.step };
-      this.open.set(voice, turn);
-      this.out.push(turn);
-    }
-  }
-
-  turns(): SpeakerTurn[] {
-    return this.out.map((t) => ({ ...t, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 }));
-  }
+  const ms = (turns: SpeakerTurn[]) => turns.map((x) => ({ ...x, start: Math.round(x.start * 1000) / 1000, end: Math.round(x.end * 1000) / 1000 }));
+  return { activity: ms(active.turns), turns: ms(first.turns) };
 }
 
 interface TimedWord {

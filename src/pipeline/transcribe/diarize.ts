@@ -375,6 +375,26 @@ export interface SpeakerTurn {
 }
 
 /**
+ * Turns built a step at a time, several speakers at once (overlap): a step of a speaker that starts
+ * where that speaker's last turn ended extends it, any other starts a new turn. Turns come out in the
+ * order they began.
+ */
+export class TurnBuilder {
+  private readonly open = new Map<string, SpeakerTurn>();
+  readonly turns: SpeakerTurn[] = [];
+
+  add(speaker: string, start: number, end: number): void {
+    const last = this.open.get(speaker);
+    if (last && Math.abs(start - last.end) < 1e-6) last.end = end;
+    else {
+      const turn = { speaker, start, end };
+      this.open.set(speaker, turn);
+      this.turns.push(turn);
+    }
+  }
+}
+
+/**
  * Who spoke when, over all detected speech rather than only the recognised words: each speech region is
  * split between the speakers of the words inside it, at the middle of the pause where the speaker
  * changes. Regions without words (laughter, crosstalk the recogniser skipped) stay unlabelled.

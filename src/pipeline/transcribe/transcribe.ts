@@ -9,7 +9,7 @@ import { asrDevice, runWorker, SpeechWorkerError } from "../../inference/speech-
 import { assertModelIntact, resolveModel } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { scratchDirSync } from "../../scratch.ts";
-import { speakerTimeline } from "./diarize.ts";
+import { speakerTimeline, type SpeakerTurn } from "./diarize.ts";
 import { labelSpeakers } from "./diarize-speakers.ts";
 import { detectSpeakerNames } from "./names.ts";
 import { segmentsFromWords } from "./segments.ts";
@@ -86,14 +86,12 @@ interface AsrResult {
   words: Array<{ word: string; start: number; end: number; p?: number }>;
 }
 
-type Timed = { speaker: string; start: number; end: number };
-
 /**
  * Speakers numbered again by first appearance in the words, then in the timeline (a voice the recogniser
  * found no words for): a merged one-word turn can remove a speaker or change who speaks first. One
  * renaming for words, turns and activity, so "Speaker 2" is the same person in all three.
  */
-export function numberedByFirstAppearance<W extends { speaker: string }>(words: W[], ...timelines: Array<Timed[] | undefined>): { words: W[]; timelines: Array<Timed[] | undefined> } {
+export function numberedByFirstAppearance<W extends { speaker: string }>(words: W[], ...timelines: Array<SpeakerTurn[] | undefined>): { words: W[]; timelines: Array<SpeakerTurn[] | undefined> } {
   const order = [...new Set([...words.map((w) => w.speaker), ...timelines.flatMap((t) => [...(t ?? [])].sort((a, b) => a.start - b.start).map((x) => x.speaker))])];
   const rename = new Map(order.map((s, i) => [s, `Speaker ${i + 1}`]));
   const renamed = <T extends { speaker: string }>(x: T): T => (rename.get(x.speaker) === x.speaker ? x : { ...x, speaker: rename.get(x.speaker)! });
