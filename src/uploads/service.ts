@@ -30,6 +30,11 @@ export class UploadService {
   private readonly tus: Server;
   /** tus calls its hooks with the Request it was handed, so the owner travels with the request. */
   private readonly owners = new WeakMap<Request, UploadOwner>();
+  /**
+   * The upload id the access check authorised for a request. tus reads the id from this alone,
+   * never from the URL: a request without one names no upload.
+   */
+  private readonly authorisedIds = new WeakMap<Request, string>();
 
   constructor(
     private readonly db: Db,
@@ -44,6 +49,7 @@ export class UploadService {
       datastore: new FileStore({ directory: uploadsDir(dataDir) }),
       maxSize: maxBytes,
       namingFunction: () => newUploadId(),
+      getFileIdFromRequest: (req) => this.authorisedIds.get(req as unknown as Request),
       onUploadCreate: async (req, upload) => {
         const owner = this.owners.get(req as unknown as Request);
         if (!owner) throw { status_code: 500, body: "upload without an owner\n" };
@@ -60,15 +66,16 @@ export class UploadService {
   }
 
   /**
-   * A tus request (POST creates, HEAD/PATCH/DELETE/OPTIONS on an upload's URL). The caller has
-   * already checked that an existing upload belongs to `owner`.
+   * A tus request: POST creates; HEAD/PATCH/DELETE act on upload `id`, which the caller has already
+   * checked belongs to `owner`, whatever else the URL says.
    */
-  handleTus(request: Request, owner: UploadOwner): Promise<Response> {
-    if (this.store?.shared && (request.method === "HEAD" || request.method === "DELETE")) {
-      const row = this.find(owner, new URL(request.url).pathname.split("/").pop() ?? "");
+  handleTus(request: Request, owner: UploadOwner, id?: string): Promise<Response> {
+    if (id !== undefined && this.store?.shared && (request.method === "HEAD" || request.method === "DELETE")) {
+      const row = this.find(owner, id);
       if (row?.status === "complete") return this.completedInStore(request, row, this.store);
     }
     this.owners.set(request, owner);
+    if (id !== undefined) this.authorisedIds.set(request, id);
     return this.tus.handleWeb(request);
   }
 

@@ -6,7 +6,7 @@ import { uploadFilePath, uploadsDir } from "../../src/pipeline/acquire.ts";
 import { sweepExpiredUploads } from "../../src/uploads/store.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { freePort, ServerProcess } from "../helpers/process.ts";
-import { rawUpload, tusClient } from "../helpers/uploads.ts";
+import { rawRequest, rawUpload, tusClient } from "../helpers/uploads.ts";
 
 /**
  * Uploads are scoped to the organisation and the key's environment: another organisation's id, a
@@ -107,3 +107,65 @@ test("a raw upload of 256 MiB is streamed to disk, never held in memory", async 
     await server.kill9();
   }
 }, 180_000);
+
+/**
+ * Upload takeover (issue 36): the access check authorised the id in the route's path while tus took
+ * the last `/` segment of the whole URL, query included, so `/v1/uploads/<own>?/<victim>` read,
+ * overwrote, completed or deleted the victim's upload. Every tus request must act on the id the
+ * check authorised, and any URL that is not exactly `/v1/uploads/<id>` is refused.
+ */
+test("tus HEAD/PATCH/DELETE on a crafted URL never reach another organisation's or environment's upload", async () => {
+  const attacker = app.key("up-take-a");
+  const victims = [
+    { who: "another organisation", key: app.key("up-take-b") },
+    { who: "the attacker's organisation, live", key: app.key("up-take-a", "live") },
+  ];
+  const ownUrl = (await tusClient(app, attacker).create(10, { filename: "mine.mp3" })).headers.get("location")!;
+  const own = ownUrl.split("/").pop()!;
+  for (const { who, key } of victims) {
+    const victimUrl = (await tusClient(app, key).create(10, { filename: "victim-secret.mp3" })).headers.get("location")!;
+    const victim = victimUrl.split("/").pop()!;
+    const shapes = [
+      `/v1/uploads/${own}?/${victim}`,
+      `/v1/uploads/${own}?x=/${victim}`,
+      `/v1/uploads/${own}?`,
+      `/v1/uploads/${own}#/${victim}`,
+      `/v1/uploads/${own}%2F${victim}`,
+      `/v1/uploads/${own}%2f..%2f${victim}`,
+      // Bun resolves dot segments before the app sees the URL, so `${victim}/../${own}` is simply the
+      // attacker's own upload; this one becomes the victim's URL, which the attacker may not touch.
+      `/v1/uploads/${own}/../${victim}`,
+      `/v1/uploads/${own}/.%2e/${victim}`,
+      `/v1/uploads/${own}/${victim}`,
+      `/v1/uploads/${own}/`,
+    ];
+    const tus = { authorization: `Bearer ${attacker}`, "tus-resumable": "1.0.0" };
+    for (const target of shapes) {
+      for (const [method, headers, body] of [
+        ["HEAD", tus, undefined],
+        ["PATCH", { ...tus, "upload-offset": "0", "content-type": "application/offset+octet-stream" }, new Uint8Array(10).fill(0x41)],
+        ["DELETE", tus, undefined],
+      ] as const) {
+        const res = await rawRequest(app, method, target, headers, body);
+        const label = `${method} ${target} (victim: ${who}) -> ${res.status}`;
+        // 404 from the upload routes; a target the router cannot place at all may read as 405.
+        expect({ label, refused: [404, 405].includes(res.status) }).toEqual({ label, refused: true });
+        expect(res.headers["upload-length"]).toBeUndefined();
+        expect(res.headers["upload-metadata"]).toBeUndefined();
+        expect(res.headers["x-request-id"]).toMatch(/^req_/);
+        if (method !== "HEAD") expect(JSON.parse(res.body).error).toMatchObject({ code: res.status === 404 ? "not_found" : "method_not_allowed", request_id: res.headers["x-request-id"] });
+      }
+    }
+    // The victim's upload is untouched: still there, still empty, still receiving, its own bytes to send.
+    const check = await tusClient(app, key).head(victimUrl);
+    expect(check.status).toBe(200);
+    expect(check.headers.get("upload-offset")).toBe("0");
+    expect(existsSync(uploadFilePath(app.dataDir, victim))).toBe(true);
+    expect((await app.api("GET", `/v1/uploads/${victim}`, { key })).json).toMatchObject({ status: "receiving", received_bytes: 0 });
+  }
+  // The attacker's own upload, by its plain URL, still works for every verb.
+  const mine = tusClient(app, attacker);
+  expect((await mine.head(ownUrl)).headers.get("upload-offset")).toBe("0");
+  expect((await mine.patch(ownUrl, 0, new Uint8Array(10))).status).toBe(204);
+  expect((await mine.delete(ownUrl)).status).toBe(204);
+});

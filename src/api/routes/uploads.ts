@@ -83,9 +83,25 @@ export async function createUploadRoute(ctx: AppContext, request: Request, set: 
  */
 export async function tusUploadRoute(ctx: AppContext, request: Request, set: { status?: number | string; headers: HeaderBag }, id: string) {
   const owner = guard(ctx, request, set.headers, request.method === "DELETE" ? "write" : "read");
+  requireExactUploadUrl(request, id);
   if (!ctx.uploads.find(owner, id)) throw new ApiError("not_found", `No upload ${id}.`, "id");
-  const text = await tusOutcome(await ctx.uploads.handleTus(request, owner), set);
+  const text = await tusOutcome(await ctx.uploads.handleTus(request, owner, id), set);
   return request.method === "HEAD" ? null : text;
+}
+
+const UPLOAD_ID = /^upl_[0-9A-Za-z]+$/;
+
+/**
+ * An upload's URL is exactly /v1/uploads/<id>. The router and tus each find the id their own way
+ * (the router ignores a query string, tus took the last `/` segment of the whole URL), so anything
+ * else — a query string, an encoded slash, dot segments, a trailing segment or slash — could name
+ * one upload to the access check and another to tus. Such a URL names no upload.
+ */
+function requireExactUploadUrl(request: Request, id: string): void {
+  const url = request.url;
+  const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+  if (UPLOAD_ID.test(id) && target === `${UPLOADS_PATH}/${id}`) return;
+  throw new ApiError("not_found", `No upload at ${target.slice(0, 200)}: an upload's URL is exactly ${UPLOADS_PATH}/<id>, with no query string, encoded slash, dot segment or trailing segment.`, "id");
 }
 
 /** OPTIONS /v1/uploads: tus discovery (Tus-Version, Tus-Extension, Tus-Max-Size), open like any OPTIONS. */
@@ -97,6 +113,8 @@ export async function tusOptionsRoute(ctx: AppContext, request: Request, set: { 
 /** GET /v1/uploads/{id}: the Upload, with how many bytes have arrived. */
 export function getUploadRoute(ctx: AppContext, request: Request, headers: HeaderBag, id: string) {
   const owner = guard(ctx, request, headers);
+  // The router answers a HEAD it could not give the tus route (a trailing slash) from this GET route.
+  if (request.method === "HEAD") requireExactUploadUrl(request, id);
   const row = ctx.uploads.find(owner, id);
   if (!row) throw new ApiError("not_found", `No upload ${id}.`, "id");
   return presentUpload(row, ctx.uploads.receivedBytes(row.id));
