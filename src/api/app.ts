@@ -6,6 +6,7 @@ import { MAX_BODY_BYTES } from "./body.ts";
 import { errorBody } from "./error-body.ts";
 import { ApiError } from "../errors.ts";
 import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
+import { checkDeclaredBodySize, PARSER_BODY_BYTES } from "./body-limit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
 import { createFeedRoute, deleteFeedRoute, listFeedsRoute } from "./routes/feeds.ts";
@@ -50,12 +51,14 @@ function routeMiss(routes: Routes, request: Request): ApiError {
  */
 export function buildApi(ctx: AppContext) {
   letOversizedHeadsReachTheApp();
-  // Uploads stream their body to disk, so the server must let bodies up to the media limit through;
-  // every JSON route still stops reading at 1 MiB (body.ts).
-  const app = new Elysia({ serve: { maxRequestBodySize: Math.max(ctx.config.maxMediaBytes, MAX_BODY_BYTES) + 64 * 1024 } })
+  // Uploads stream their body to disk, so bodies up to the media limit get through; every JSON route
+  // still stops reading at 1 MiB (body.ts). The app enforces this, so that a 413 carries the envelope.
+  const bodyLimit = Math.max(ctx.config.maxMediaBytes, MAX_BODY_BYTES) + 64 * 1024;
+  const app = new Elysia({ serve: { maxRequestBodySize: PARSER_BODY_BYTES } })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
       checkHeadSize(request);
+      checkDeclaredBodySize(request, bodyLimit);
     })
     .onError(({ code, error, request, set }) => {
       let apiError: ApiError;

@@ -34,7 +34,15 @@ function tooLarge(): ApiError {
 }
 
 /** Reads the body but stops as soon as it passes the limit, so a huge upload never sits in memory. */
-async function readLimited(request: Request): Promise<Uint8Array> {
+function readLimited(request: Request): Promise<Uint8Array> {
+  return readBodyLimited(request, MAX_BODY_BYTES, tooLarge);
+}
+
+/**
+ * The whole body, refused with `tooLarge()` as soon as it passes `max` bytes, whether or not it
+ * declared a Content-Length (a chunked body declares nothing).
+ */
+export async function readBodyLimited(request: Request, max: number, tooLarge: () => Error): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -43,7 +51,7 @@ async function readLimited(request: Request): Promise<Uint8Array> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > max) {
       await reader.cancel();
       throw tooLarge();
     }

@@ -73,3 +73,32 @@ test("a request line or header over 16 KiB gets the 431 error envelope with X-Re
   // Just under the limit is an ordinary request.
   expect((await get("/v1/jobs", `X-Pad: ${"a".repeat(15_000)}\r\n`)).status).toBe(200);
 });
+
+test("a Content-Length past any limit (1e14) gets the 413 envelope with X-Request-Id on every route, not Bun's bare 413", async () => {
+  app = await startAppliance({ scheduler: false, env: { CLIPYARD_MAX_MEDIA_BYTES: String(64 * 1024) } });
+  const port = app.http.server!.port!;
+  const key = app.key("body-limit");
+  const targets = [
+    ["POST", "/v1/jobs"],
+    ["POST", "/v1/uploads"],
+    ["PATCH", "/v1/uploads/upl_0000000000000000000000"],
+    ["POST", "/v1/webhooks"],
+    ["GET", "/v1/jobs"],
+    ["POST", "/dashboard/login"],
+    ["POST", "/billing/stripe/webhook"],
+    ["POST", "/nowhere"],
+  ];
+  for (const [method, target] of targets) {
+    for (const length of ["100000000000000", String(1024 * 1024 + 64 * 1024 + 1)]) {
+      const res = await rawHttp(port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nTus-Resumable: 1.0.0\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n{}`);
+      const label = `${method} ${target} with Content-Length ${length}`;
+      expect({ label, status: res.status }).toEqual({ label, status: 413 });
+      expect(res.headers["x-request-id"]).toMatch(/^req_[A-Za-z0-9]{22}$/);
+      expect(JSON.parse(res.body)).toEqual({
+        error: { type: "invalid_request_error", code: "body_too_large", message: expect.stringContaining(length), param: null, request_id: res.headers["x-request-id"] },
+      });
+    }
+  }
+  // The server is still up and answers the next request.
+  expect((await app.api("GET", "/healthz")).status).toBe(200);
+});

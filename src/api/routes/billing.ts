@@ -2,6 +2,7 @@ import type { Elysia } from "elysia";
 import { isoUtc } from "../../clock.ts";
 import type { AppContext } from "../context.ts";
 import { guard } from "../guard.ts";
+import { readBodyLimited } from "../body.ts";
 import type { Wallet } from "../../billing/schema.ts";
 import { listLots, walletSummary } from "../../billing/wallet.ts";
 
@@ -54,8 +55,9 @@ export function registerBillingRoutes(app: Elysia, ctx: AppContext): void {
   app.post(
     "/billing/stripe/webhook",
     async ({ request, set }) => {
-      const buf = await request.arrayBuffer();
-      if (buf.byteLength > MAX_STRIPE_EVENT_BYTES) {
+      // Read with a cap, not arrayBuffer(): a chunked body declares no length for the app to refuse up front.
+      const buf = await readBodyLimited(request, MAX_STRIPE_EVENT_BYTES, () => new Error("too large")).catch(() => null);
+      if (!buf) {
         set.status = 413;
         return { error: "body_too_large" };
       }

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
 import type { AppContext } from "../../api/context.ts";
+import { readBodyLimited } from "../../api/body.ts";
 import { orgs } from "../../db/schema.ts";
 import { htmlSecurityHeaders, page } from "../html.ts";
 import type { Frame } from "./pages.ts";
@@ -25,8 +26,7 @@ export function redirect(location: string, headers: Record<string, string> = {})
 }
 
 export async function readForm(request: Request): Promise<URLSearchParams> {
-  const buf = await request.arrayBuffer();
-  if (buf.byteLength > MAX_FORM_BYTES) throw new ApiError("body_too_large", "Form too large.");
+  const buf = await readBodyLimited(request, MAX_FORM_BYTES, () => new ApiError("body_too_large", "Form too large."));
   return new URLSearchParams(new TextDecoder().decode(buf));
 }
 
