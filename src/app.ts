@@ -19,6 +19,7 @@ import { DeliveryWorker } from "./webhooks/worker.ts";
 import { Billing } from "./billing/service.ts";
 import { loadBillingConfig } from "./billing/config.ts";
 import { UploadService } from "./uploads/service.ts";
+import { DiskReserve } from "./storage/disk-space.ts";
 import { sweepExpiredUploads } from "./uploads/store.ts";
 import { FeedPoller } from "./feeds/poller.ts";
 import { openStore } from "./storage/index.ts";
@@ -53,6 +54,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
   }
   const deliveries = new DeliveryWorker(db, clock, box, policy, config.timeScale);
   transitions.onTerminal(jobEventOutbox(db, clock, present, () => deliveries.wake()));
+  const disk = new DiskReserve(config.dataDir, config.diskReserveBytes);
   const ctx: AppContext = {
     config,
     db,
@@ -66,7 +68,8 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake(), storage),
     billing,
     storage,
-    uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes, storage),
+    uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes, { disk, quotaBytes: config.uploadQuotaBytes }, storage),
+    disk,
     wakeScheduler: () => scheduler?.wake(),
     webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
     feeds: { db, clock, policy, wake: () => feeds.wake() },

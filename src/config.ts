@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   CLIPYARD_SPEECH_DIR: z.string().optional(),
   CLIPYARD_MAX_MEDIA_BYTES: z.coerce.number().int().positive().default(4 * 1024 ** 3),
   CLIPYARD_MAX_MEDIA_SECONDS: z.coerce.number().positive().default(4 * 3600),
+  CLIPYARD_DISK_RESERVE_BYTES: z.coerce.number().int().min(0).optional(),
+  CLIPYARD_UPLOAD_QUOTA_BYTES: z.coerce.number().int().positive().default(20 * 1024 ** 3),
   CLIPYARD_FEED_POLL_SECONDS: z.coerce.number().positive().default(900),
   CLIPYARD_WATCH_SETTLE_SECONDS: z.coerce.number().positive().default(2),
   CLIPYARD_SECRET_KEY: z
@@ -121,6 +123,10 @@ export type Config = {
   speechDir: string;
   maxMediaBytes: number;
   maxMediaSeconds: number;
+  /** Bytes kept free on the data disk (uploads and new jobs are refused below it); absent: max(1 GiB, 5 % of the disk). */
+  diskReserveBytes?: number;
+  /** Bytes of unfinished and kept uploads one organisation may hold on the appliance. */
+  uploadQuotaBytes: number;
   /** The key sealing webhook secrets, shared by every node of a cluster; absent: a key file in dataDir. */
   secretKey?: string;
   /** What `clipyard serve` runs on this node: all (one appliance), api (HTTP only) or worker (scheduler and pipeline). */
@@ -186,6 +192,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     speechDir: resolve(e.CLIPYARD_SPEECH_DIR ?? (COMPILED ? resolve(dataDir, "..", "speech-venv") : resolve(ROOT_DIR, ".vendor", "speech-venv"))),
     maxMediaBytes: e.CLIPYARD_MAX_MEDIA_BYTES,
     maxMediaSeconds: e.CLIPYARD_MAX_MEDIA_SECONDS,
+    diskReserveBytes: e.CLIPYARD_DISK_RESERVE_BYTES,
+    uploadQuotaBytes: e.CLIPYARD_UPLOAD_QUOTA_BYTES,
     secretKey: e.CLIPYARD_SECRET_KEY,
     role: e.CLIPYARD_ROLE,
     workers: e.CLIPYARD_WORKERS,

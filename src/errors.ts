@@ -51,6 +51,8 @@ export const ERRORS = {
   upload_offset_conflict: { type: "invalid_request_error", status: 409, description: "extension (tus): Upload-Offset is not where the upload stands; HEAD the upload and resume from its offset" },
   idempotency_key_reused_with_different_body: { type: "idempotency_error", status: 409, description: "same Idempotency-Key with a different body within 24 hours" },
   too_many_requests: { type: "rate_limit_error", status: 429, description: "per-key budget exhausted; see Retry-After" },
+  upload_quota_exceeded: { type: "invalid_request_error", status: 507, description: "extension: the organisation's unfinished and kept uploads would pass CLIPYARD_UPLOAD_QUOTA_BYTES; finish, use or delete some" },
+  insufficient_storage: { type: "api_error", status: 507, description: "extension: the appliance's data disk is down to its free-space reserve (CLIPYARD_DISK_RESERVE_BYTES); uploads and new jobs are refused until space is freed" },
   internal_error: { type: "api_error", status: 500, description: "unexpected server error" },
   // Codes that appear only as error.code of a failed job.
   youtube_ingestion_failed: { type: "invalid_request_error", status: null, description: "video download failed; job ends failed; no charge" },

@@ -12,6 +12,7 @@ import type { Billing } from "../billing/service.ts";
 import type { UploadService } from "../uploads/service.ts";
 import type { FeedDeps } from "../feeds/service.ts";
 import type { ObjectStore } from "../storage/index.ts";
+import type { DiskReserve } from "../storage/disk-space.ts";
 
 /** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
 export interface AppContext {
@@ -29,6 +30,8 @@ export interface AppContext {
   billing: Billing;
   /** Where job outputs live: the data directory, or the shared bucket (CLIPYARD_STORAGE_URL). */
   storage: ObjectStore;
+  /** The data disk's free-space reserve: uploads and new jobs ask it first. */
+  disk: DiskReserve;
   /** POST /v1/uploads: tus and raw-body uploads (src/uploads/). */
   uploads: UploadService;
   /** Effects committed with a guest's clip review (the clip.reviewed webhook outbox). */

@@ -1,13 +1,18 @@
 import { FileStore } from "@tus/file-store";
 import { EVENTS, Server } from "@tus/server";
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { ApiError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import type { UploadRow } from "../db/schema.ts";
 import { uploadFilePath, uploadInfoPath, uploadsDir } from "../pipeline/acquire.ts";
 import { uploadInfoKey, uploadKey, type ObjectStore } from "../storage/index.ts";
-import { deleteUpload, findOwnUpload, insertUpload, markUploadComplete, newUploadId, type UploadOwner } from "./store.ts";
+import { insufficientStorage, isOutOfSpace, type DiskReserve } from "../storage/disk-space.ts";
+import { deleteUpload, findOwnUpload, insertUpload, markUploadComplete, newUploadId, uploadBytesHeld, type UploadOwner } from "./store.ts";
+
+/** How often a raw upload re-checks the disk reserve and the quota while its body streams in. */
+const RECHECK_EVERY_BYTES = 8 * 1024 * 1024;
 
 /** The path every tus request shares; upload URLs are this plus the upload id. */
 export const UPLOADS_PATH = "/v1/uploads";
@@ -41,6 +46,7 @@ export class UploadService {
     private readonly clock: Clock,
     private readonly dataDir: string,
     private readonly maxBytes: number,
+    private readonly space: { disk: DiskReserve; quotaBytes: number },
     private readonly store?: ObjectStore,
   ) {
     mkdirSync(uploadsDir(dataDir), { recursive: true });
@@ -69,14 +75,37 @@ export class UploadService {
    * A tus request: POST creates; HEAD/PATCH/DELETE act on upload `id`, which the caller has already
    * checked belongs to `owner`, whatever else the URL says.
    */
-  handleTus(request: Request, owner: UploadOwner, id?: string): Promise<Response> {
-    if (id !== undefined && this.store?.shared && (request.method === "HEAD" || request.method === "DELETE")) {
-      const row = this.find(owner, id);
-      if (row?.status === "complete") return this.completedInStore(request, row, this.store);
+  async handleTus(request: Request, owner: UploadOwner, id?: string): Promise<Response> {
+    const row = id === undefined ? undefined : this.find(owner, id);
+    if (row && this.store?.shared && (request.method === "HEAD" || request.method === "DELETE")) {
+      if (row.status === "complete") return this.completedInStore(request, row, this.store);
     }
+    // A creation declares every byte still to come: the disk must hold them all, not just this request's.
+    if (request.method === "POST") this.admit(owner, headerBytes(request, "upload-length"), Math.max(headerBytes(request, "upload-length"), headerBytes(request, "content-length")));
+    if (request.method === "PATCH") this.admit(owner, row?.size === null ? headerBytes(request, "content-length") : 0, headerBytes(request, "content-length"));
     this.owners.set(request, owner);
     if (id !== undefined) this.authorisedIds.set(request, id);
-    return this.tus.handleWeb(request);
+    const response = await this.tus.handleWeb(request);
+    // The file store reports a full disk as a 500 with the system's text; the bytes it did write stay,
+    // so the client can resume from the upload's offset once space is freed.
+    if (response.status >= 500 && isOutOfSpace(await response.clone().text())) throw insufficientStorage();
+    return response;
+  }
+
+  /**
+   * Refuses new bytes that would take the data disk under its reserve (`writing`: what this request
+   * sends now) or the organisation past its upload quota (`claiming`: what it adds to its total).
+   */
+  private admit(owner: UploadOwner, claiming: number, writing: number): void {
+    this.space.disk.require(writing);
+    if (claiming === 0) return;
+    const held = uploadBytesHeld(this.db, this.clock, owner.orgId, (id) => this.receivedBytes(id));
+    if (held + claiming > this.space.quotaBytes) {
+      throw new ApiError(
+        "upload_quota_exceeded",
+        `This organisation's uploads hold ${held} bytes; ${claiming} more would pass its quota of ${this.space.quotaBytes} (CLIPYARD_UPLOAD_QUOTA_BYTES). Finish, submit or delete uploads, or wait for unused ones to expire.`,
+      );
+    }
   }
 
   /** tus discovery (OPTIONS): protocol version, extensions and the size limit; no upload is touched. */
@@ -105,30 +134,40 @@ export class UploadService {
    */
   async receiveRaw(body: ReadableStream<Uint8Array> | null, declaredBytes: number | null, owner: UploadOwner, filename: string | null): Promise<UploadRow> {
     if (declaredBytes !== null && declaredBytes > this.maxBytes) throw this.tooLarge();
+    this.admit(owner, declaredBytes ?? 0, declaredBytes ?? 0);
     const id = newUploadId();
     const final = uploadFilePath(this.dataDir, id);
     const partial = `${final}.partial`;
-    const sink = Bun.file(partial).writer();
+    // A file handle, not Bun's FileSink: every write's failure (ENOSPC above all) comes back to this
+    // await, where it is answered and the partial file removed, instead of surfacing on its own.
+    const file = await open(partial, "w");
     let size = 0;
+    let checkedAt = 0;
     try {
       if (body) {
         for await (const chunk of body) {
           size += chunk.byteLength;
           if (size > this.maxBytes) throw this.tooLarge();
-          sink.write(chunk);
-          await sink.flush();
+          // Without Content-Length nothing was admitted up front: check as the bytes arrive.
+          if (declaredBytes === null && size - checkedAt >= RECHECK_EVERY_BYTES) {
+            this.admit(owner, size, size - checkedAt);
+            checkedAt = size;
+          }
+          await file.write(chunk);
         }
       }
-      await sink.end();
+      await file.close();
       if (size === 0) throw new ApiError("invalid_body", "The upload is empty: send the file as the request body.");
+      renameSync(partial, final);
+      const info = { id, size, offset: size, metadata: filename ? { filename } : {}, creation_date: new Date(this.clock.now()).toISOString() };
+      writeFileSync(uploadInfoPath(this.dataDir, id), JSON.stringify(info));
     } catch (err) {
-      await Promise.resolve(sink.end()).catch(() => {});
+      await file.close().catch(() => {});
       rmSync(partial, { force: true });
-      throw err;
+      rmSync(final, { force: true });
+      rmSync(uploadInfoPath(this.dataDir, id), { force: true });
+      throw isOutOfSpace(err) ? insufficientStorage() : err;
     }
-    renameSync(partial, final);
-    const info = { id, size, offset: size, metadata: filename ? { filename } : {}, creation_date: new Date(this.clock.now()).toISOString() };
-    writeFileSync(uploadInfoPath(this.dataDir, id), JSON.stringify(info));
     if (this.store?.shared) await this.moveToStore(id);
     return insertUpload(this.db, this.clock, owner, id, { size, filename, complete: true });
   }
@@ -161,4 +200,10 @@ export class UploadService {
   private tooLarge(): ApiError {
     return new ApiError("body_too_large", `The upload exceeds ${this.maxBytes} bytes (CLIPYARD_MAX_MEDIA_BYTES).`);
   }
+}
+
+/** A numeric header's value, 0 when absent or not a number (tus validates its own headers). */
+function headerBytes(request: Request, name: string): number {
+  const n = Number(request.headers.get(name) ?? 0);
+  return Number.isFinite(n) && n > 0 ? n : 0;
 }

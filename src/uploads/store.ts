@@ -58,6 +58,20 @@ export function findOwnUpload(db: Db, clock: Clock, owner: UploadOwner, id: stri
   return row && row.expiresAt > clock.now() ? row : undefined;
 }
 
+/**
+ * Bytes an organisation's uploads hold or have claimed, both environments together (they share the
+ * disk): the declared size of each upload not yet expired, finished or not. A tus upload that defers
+ * its length counts what has arrived, through `received`.
+ */
+export function uploadBytesHeld(db: Db, clock: Clock, orgId: string, received: (id: string) => number): number {
+  const rows = db
+    .select({ id: uploads.id, size: uploads.size })
+    .from(uploads)
+    .where(and(eq(uploads.orgId, orgId), sql`${uploads.expiresAt} > ${clock.now()}`))
+    .all();
+  return rows.reduce((sum, r) => sum + (r.size ?? received(r.id)), 0);
+}
+
 /** A job will read this upload: keep it at least another lifetime. */
 export function keepUploadForJob(db: Db, clock: Clock, id: string): void {
   const until = clock.now() + UPLOAD_TTL_MS;

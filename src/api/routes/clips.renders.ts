@@ -14,6 +14,7 @@ export async function createClipRenderRoute(ctx: AppContext, request: Request, h
   const principal = guard(ctx, request, headers);
   const key = idempotencyKey(request);
   const body = parseOrThrow(ClipRenderCreateSchema, await readJsonObject(request), () => "invalid_body");
+  ctx.disk.require();
   await ctx.renders.prepare(principal, jobId);
   const { job, clip, replayed } = ctx.renders.request(principal, jobId, clipId, body, key);
   if (replayed) headers["idempotent-replayed"] = "true";

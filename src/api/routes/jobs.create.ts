@@ -45,6 +45,7 @@ export function submitJobBody(ctx: AppContext, principal: UploadOwner, raw: unkn
     const urlProblem = checkSourceUrl(body.source.type as SourceType, body.source.url, { allowHttp: ctx.config.allowHttp });
     if (urlProblem) throw new ApiError("invalid_source_url", urlProblem, "source.url");
   }
+  ctx.disk.require();
   const submitted = submitJob(ctx.db, ctx.clock, principal, body, { ...opts, timeScale: ctx.config.timeScale, effects });
   if (!submitted.replayed) ctx.wakeScheduler();
   return submitted;
