@@ -2,6 +2,10 @@ import { tmpdir } from "node:os";
 import { ROOT_DIR, type Config } from "../config.ts";
 import type { JobErrorCode } from "../errors.ts";
 import { PipelineError } from "../pipeline/stage.ts";
+import { isOutOfSpace } from "../storage/disk-space.ts";
+
+/** The job error message when a disk the job writes to filled up: the appliance's fault, not the media's. */
+export const OUT_OF_SPACE_FAILURE = "the appliance ran out of disk space while working on this job; its partial files were removed and it is not charged. Submit it again later";
 
 /** The job error message for anything the pipeline did not anticipate. */
 export const INTERNAL_FAILURE = "the job failed on an internal error; the appliance's log has the details under this job's id";
@@ -13,6 +17,9 @@ export const INTERNAL_FAILURE = "the job failed on an internal error; the applia
  * stores everyone's files.
  */
 export function publicFailure(err: unknown, config: Pick<Config, "dataDir" | "modelsDir">): { code: JobErrorCode; message: string } {
+  // Whatever stage it hit (a download, the decode, a render, an export), a full disk is not the
+  // customer's media at fault, though the stage may have reported it as such.
+  if (isOutOfSpace(err)) return { code: "analysis_failed", message: OUT_OF_SPACE_FAILURE };
   if (!(err instanceof PipelineError)) return { code: "analysis_failed", message: INTERNAL_FAILURE };
   return { code: err.code, message: withoutLocalPaths(err.message, [config.dataDir, config.modelsDir, tmpdir(), ROOT_DIR]) };
 }

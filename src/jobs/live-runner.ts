@@ -7,6 +7,7 @@ import { jobOutputDir, jobWorkDir } from "../pipeline/output.ts";
 import { discardSharedCheckpoint, sharedCheckpoint } from "../pipeline/shared-checkpoint.ts";
 import type { MediaInfo } from "../pipeline/types.ts";
 import type { ObjectStore } from "../storage/index.ts";
+import { isOutOfSpace } from "../storage/disk-space.ts";
 import { failureDetail, publicFailure } from "./failure.ts";
 import type { Lease, LiveRunner } from "./scheduler.ts";
 import type { JobTransitions } from "./transitions.ts";
@@ -53,6 +54,9 @@ export class StagedLiveRunner<S extends Record<string, unknown> & { source?: Med
         await this.discard(shared, job.id);
         this.dropWorkFolder(job.id);
       }
+      // A job that ran the disk out gives back what it wrote: kept, its partial files would keep the
+      // disk full for every job after it. Outputs live inside the work folder.
+      if (failed && isOutOfSpace(err)) this.dropWorkFolder(job.id);
       return;
     }
     // A complete job keeps its shared checkpoint: re-renders start from its source and words.

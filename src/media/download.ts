@@ -55,7 +55,8 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
         if (writeError) throw writeError;
         bytes += (chunk as Buffer).length;
         if (bytes > opts.maxBytes) throw new DownloadError(`the file passed the ${opts.maxBytes}-byte limit (${opts.limitName ?? "CLIPYARD_MAX_MEDIA_BYTES"})`);
-        if (!out.write(chunk)) await new Promise((r) => out.once("drain", r));
+        // A stream that failed (ENOSPC) never drains: wait for whichever comes first.
+        if (!out.write(chunk)) await drainedOrFailed(out);
         opts.onProgress?.(bytes, Number.isFinite(declared) ? declared : undefined);
       }
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
@@ -69,4 +70,17 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
     return { bytes, contentType: res.headers["content-type"], finalUrl: current };
   }
   throw new DownloadError(`too many redirects fetching ${url}`);
+}
+
+/** Resolves once the stream drains or fails, leaving no listener behind either way. */
+function drainedOrFailed(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off("drain", done);
+      out.off("error", done);
+      resolve();
+    };
+    out.on("drain", done);
+    out.on("error", done);
+  });
 }

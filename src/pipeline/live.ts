@@ -19,6 +19,7 @@ import { planHighlights } from "./highlights/plan.ts";
 import { strengthenPunctuation } from "./highlights/redecode.ts";
 import { renderClipFormats, type ClipFormat } from "./render/render.ts";
 import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
+import { isOutOfSpace } from "../storage/disk-space.ts";
 import { planTrailer, renderTrailer } from "./render/trailer.ts";
 import { transcribeFile } from "./transcribe/transcribe.ts";
 import type { ClipPlan, MediaInfo, Transcript } from "./types.ts";
@@ -192,7 +193,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
             ctx.report((i + 1) / plan.clips.length);
             rendered.push({ plan: clip, files });
           } catch (err) {
-            if (ctx.signal.aborted) throw err;
+            // A full disk fails the job rather than completing it, and charging for it, with fewer clips.
+            if (ctx.signal.aborted || isOutOfSpace(err)) throw err;
             log.warn("clip render failed", { job: job.id, clip: i + 1, error: (err as Error).message });
             ctx.state.warnings.push(`clip ${i + 1} (${clip.start_time.toFixed(1)}-${clip.end_time.toFixed(1)} s) could not be rendered; the appliance's log has the details`);
           }
@@ -218,7 +220,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, outPath: join(outDir(job), "trailer.mp4") });
           ctx.state.trailer = { file: "job:trailer.mp4", duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
         } catch (err) {
-          if (ctx.signal.aborted) throw err;
+          if (ctx.signal.aborted || isOutOfSpace(err)) throw err;
           log.warn("trailer failed", { job: job.id, error: (err as Error).message });
           ctx.state.warnings.push("no trailer: it could not be rendered; the appliance's log has the details");
         }

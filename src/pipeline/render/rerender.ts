@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, rmSync } from "node:fs";
 /**
  * Re-rendering one clip of a finished live job: the job's checkpoint (stage.ts) still holds the
  * probed source and the transcript, so new bounds or a new caption style cost one render, never a
@@ -52,12 +53,20 @@ export const rerenderLiveClip: RerenderFn = async (input) => {
   const outDir = jobOutputDir(input.dataDir, input.jobId);
   const base = `clip${input.rank}_${input.tag}`;
   const files: Record<string, string> = {};
-  await renderClipFormats(
-    { source, words: transcript.words, start: input.start, end: input.end, style: input.style, card: source.hasVideo ? undefined : audiogramCard(state.plan.showNotes, transcript) },
-    input.formats.map((format) => ({ format, outPath: join(outDir, `${base}_${format}.mp4`) })),
-    { onRendered: (format, path) => (files[format] = `job:${path.slice(outDir.length + 1)}`) },
-  );
-  const captions = writeClipCaptions(outDir, transcript.words, { start_time: input.start, end_time: input.end, hook: input.hook }, base);
+  let captions: ReturnType<typeof writeClipCaptions>;
+  try {
+    await renderClipFormats(
+      { source, words: transcript.words, start: input.start, end: input.end, style: input.style, card: source.hasVideo ? undefined : audiogramCard(state.plan.showNotes, transcript) },
+      input.formats.map((format) => ({ format, outPath: join(outDir, `${base}_${format}.mp4`) })),
+      { onRendered: (format, path) => (files[format] = `job:${path.slice(outDir.length + 1)}`) },
+    );
+    captions = writeClipCaptions(outDir, transcript.words, { start_time: input.start, end_time: input.end, hook: input.hook }, base);
+  } catch (err) {
+    // A failed render (a full disk above all) leaves no half-written file of its own behind; the
+    // clip's current files are named by another render's tag and stay.
+    for (const name of existsSync(outDir) ? readdirSync(outDir) : []) if (name.startsWith(`${base}_`) || name.startsWith(`${base}.`)) rmSync(join(outDir, name), { force: true });
+    throw err;
+  }
   const text = snapToSentenceEdges(transcript.words, input.start, input.end)?.text ?? "";
   return { files, captions: { srt: `job:${captions.srt}`, vtt: `job:${captions.vtt}` }, transcript_text: text };
 };
