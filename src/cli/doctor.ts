@@ -1,4 +1,5 @@
-import { accessSync, constants, existsSync, readFileSync, statfsSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { diskSpace } from "../storage/disk-space.ts";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../config.ts";
 import { openDb, postgresOf } from "../db/client.ts";
@@ -99,15 +100,33 @@ async function checks(): Promise<Check[]> {
   out.push(yt.code === 0 ? { name: "yt-dlp", status: "ok", detail: yt.out } : { name: "yt-dlp", status: "warn", detail: "not installed: youtube_url jobs will fail with youtube_ingestion_failed" });
 
   out.push(databaseCheck(config));
+  out.push(dataDirCheck(config));
+  return out;
+}
+
+const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
+
+/**
+ * The data disk's free space against the reserve the appliance keeps (uploads and new jobs are
+ * refused with insufficient_storage below it): fail under the reserve, warn under twice it.
+ */
+export function dataDirCheck(config: Pick<Config, "dataDir" | "diskReserveBytes">): Check {
+  const name = "data directory";
   try {
     accessSync(config.dataDir, constants.W_OK);
-    const fs = statfsSync(config.dataDir);
-    const freeGb = (fs.bavail * fs.bsize) / 1e9;
-    out.push({ name: "data directory", status: freeGb > 2 ? "ok" : "warn", detail: `${config.dataDir}: ${freeGb.toFixed(1)} GB free` });
+    const { free, total, reserve } = diskSpace(config.dataDir, config.diskReserveBytes);
+    const source = config.diskReserveBytes === undefined ? "max(1 GiB, 5 % of the disk)" : "CLIPYARD_DISK_RESERVE_BYTES";
+    const status: Status = free < reserve ? "fail" : free < 2 * reserve ? "warn" : "ok";
+    const verdict = free < reserve ? "; under the reserve: uploads and new jobs are refused until space is freed" : free < 2 * reserve ? "; close to the reserve" : "";
+    return {
+      name,
+      status,
+      detail: `${config.dataDir}: ${gb(free)} free of ${gb(total)}; reserve ${gb(reserve)} (${source})${verdict}`,
+      data: { path: config.dataDir, freeBytes: free, totalBytes: total, reserveBytes: reserve, reserveFrom: source },
+    };
   } catch (err) {
-    out.push({ name: "data directory", status: "fail", detail: `${config.dataDir}: ${(err as Error).message}` });
+    return { name, status: "fail", detail: `${config.dataDir}: ${(err as Error).message}` };
   }
-  return out;
 }
 
 /**
