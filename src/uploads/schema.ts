@@ -9,7 +9,7 @@ export const UploadSchema = z.object({
   received_bytes: z.number().int().describe("bytes stored so far (the tus Upload-Offset)"),
   filename: z.string().nullable().describe("the file name the client gave (tus metadata filename, or ?filename=)"),
   created_at: z.string(),
-  expires_at: z.string().describe("deleted after this unless a job submitted with it is still waiting to read it; each submission pushes it 24 hours out"),
+  expires_at: z.string().describe("deleted after this unless a job submitted with it is still waiting to read it; each submission pushes it 24 hours out. Unfinished: 6 hours after its last bytes arrived"),
   livemode: z.boolean(),
 });
 

@@ -9,7 +9,7 @@ import type { UploadRow } from "../db/schema.ts";
 import { uploadFilePath, uploadInfoPath, uploadsDir } from "../pipeline/acquire.ts";
 import { uploadInfoKey, uploadKey, type ObjectStore } from "../storage/index.ts";
 import { insufficientStorage, isOutOfSpace, type DiskReserve } from "../storage/disk-space.ts";
-import { deleteUpload, findOwnUpload, insertUpload, markUploadComplete, newUploadId, uploadBytesHeld, type UploadOwner } from "./store.ts";
+import { deleteUpload, findOwnUpload, insertUpload, markUploadComplete, newUploadId, renewUnfinishedUpload, uploadBytesHeld, type UploadOwner } from "./store.ts";
 
 /** How often a raw upload re-checks the disk reserve and the quota while its body streams in. */
 const RECHECK_EVERY_BYTES = 8 * 1024 * 1024;
@@ -89,6 +89,7 @@ export class UploadService {
     // The file store reports a full disk as a 500 with the system's text; the bytes it did write stay,
     // so the client can resume from the upload's offset once space is freed.
     if (response.status >= 500 && isOutOfSpace(await response.clone().text())) throw insufficientStorage();
+    if (request.method === "PATCH" && response.status === 204 && id !== undefined) renewUnfinishedUpload(this.db, this.clock, id);
     return response;
   }
 

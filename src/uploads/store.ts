@@ -15,6 +15,12 @@ import { uploadInfoKey, uploadKey, type ObjectStore } from "../storage/index.ts"
  * with it pushes the expiry out, so it cannot vanish before the job acquires it.
  */
 export const UPLOAD_TTL_MS = 24 * 3600 * 1000;
+/**
+ * An unfinished (tus) upload lives this long after its last bytes arrived: each PATCH renews it. A
+ * client resuming over a flaky link comes back within minutes; one that went away for good should not
+ * hold disk and its organisation's quota for a whole day. Complete, it gets UPLOAD_TTL_MS.
+ */
+export const UNFINISHED_UPLOAD_TTL_MS = 6 * 3600 * 1000;
 
 export interface UploadOwner {
   orgId: string;
@@ -34,14 +40,24 @@ export function insertUpload(db: Db, clock: Clock, owner: UploadOwner, id: strin
     filename: opts.filename,
     createdAt: now,
     completedAt: opts.complete ? now : null,
-    expiresAt: now + UPLOAD_TTL_MS,
+    expiresAt: now + (opts.complete ? UPLOAD_TTL_MS : UNFINISHED_UPLOAD_TTL_MS),
   };
   db.insert(uploads).values(row).run();
   return row;
 }
 
 export function markUploadComplete(db: Db, clock: Clock, id: string, size: number): void {
-  db.update(uploads).set({ status: "complete", size, completedAt: clock.now() }).where(eq(uploads.id, id)).run();
+  const now = clock.now();
+  db.update(uploads).set({ status: "complete", size, completedAt: now, expiresAt: now + UPLOAD_TTL_MS }).where(eq(uploads.id, id)).run();
+}
+
+/** Bytes of an unfinished upload arrived: it lives another UNFINISHED_UPLOAD_TTL_MS from now. */
+export function renewUnfinishedUpload(db: Db, clock: Clock, id: string): void {
+  const until = clock.now() + UNFINISHED_UPLOAD_TTL_MS;
+  db.update(uploads)
+    .set({ expiresAt: sql`CASE WHEN ${uploads.expiresAt} > ${until} THEN ${uploads.expiresAt} ELSE ${until} END` })
+    .where(and(eq(uploads.id, id), eq(uploads.status, "receiving")))
+    .run();
 }
 
 /** The client terminated it (tus DELETE): the store has removed the files. */

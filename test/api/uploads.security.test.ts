@@ -169,3 +169,30 @@ test("tus HEAD/PATCH/DELETE on a crafted URL never reach another organisation's 
   expect((await mine.patch(ownUrl, 0, new Uint8Array(10))).status).toBe(204);
   expect((await mine.delete(ownUrl)).status).toBe(204);
 });
+
+test("an unfinished tus upload expires 6 h after its last bytes (each PATCH renews it) and is swept with its files; complete, it keeps 24 h", async () => {
+  const key = app.key("up-sec-unfinished");
+  const tus = tusClient(app, key);
+  const HOUR = 3600 * 1000;
+  const created = await tus.create(20);
+  const url = created.headers.get("location")!;
+  const id = url.split("/").pop()!;
+  const body = (await created.json()) as any;
+  expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBe(6 * HOUR);
+  clock.advance(5 * HOUR);
+  expect((await tus.patch(url, 0, new Uint8Array(10))).status).toBe(204);
+  clock.advance(5 * HOUR); // 10 h after creation, 5 h after the last bytes: still there
+  expect((await app.api("GET", `/v1/uploads/${id}`, { key })).json).toMatchObject({ status: "receiving", received_bytes: 10 });
+  clock.advance(HOUR + 1);
+  expect((await tus.head(url)).status).toBe(404);
+  app.scheduler.tick();
+  expect(existsSync(uploadFilePath(app.dataDir, id))).toBe(false);
+  expect(existsSync(`${uploadFilePath(app.dataDir, id)}.json`)).toBe(false);
+
+  // Finished, the upload gets the full day from its completion.
+  const other = (await tus.create(10)).headers.get("location")!;
+  clock.advance(5 * HOUR);
+  expect((await tus.patch(other, 0, new Uint8Array(10))).status).toBe(204);
+  clock.advance(23 * HOUR);
+  expect((await app.api("GET", `/v1/uploads/${other.split("/").pop()}`, { key })).json.status).toBe("complete");
+});
