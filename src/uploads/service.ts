@@ -141,7 +141,9 @@ export class UploadService {
     const partial = `${final}.partial`;
     // A file handle, not Bun's FileSink: every write's failure (ENOSPC above all) comes back to this
     // await, where it is answered and the partial file removed, instead of surfacing on its own.
-    const file = await open(partial, "w");
+    const file = await open(partial, "w").catch((err) => {
+      throw isOutOfSpace(err) ? insufficientStorage() : err;
+    });
     let size = 0;
     let checkedAt = 0;
     try {
