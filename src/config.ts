@@ -123,7 +123,7 @@ export type Config = {
   speechDir: string;
   maxMediaBytes: number;
   maxMediaSeconds: number;
-  /** Bytes kept free on the data disk (uploads and new jobs are refused below it); absent: max(1 GiB, 5 % of the disk). */
+  /** Bytes kept free on the data disk (uploads and new jobs are refused below it); absent: max(1 GiB, 5 % of the disk up to 10 GiB). */
   diskReserveBytes?: number;
   /** Bytes of unfinished and kept uploads one organisation may hold on the appliance. */
   uploadQuotaBytes: number;

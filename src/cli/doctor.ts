@@ -115,7 +115,7 @@ export function dataDirCheck(config: Pick<Config, "dataDir" | "diskReserveBytes"
   try {
     accessSync(config.dataDir, constants.W_OK);
     const { free, total, reserve } = diskSpace(config.dataDir, config.diskReserveBytes);
-    const source = config.diskReserveBytes === undefined ? "max(1 GiB, 5 % of the disk)" : "CLIPYARD_DISK_RESERVE_BYTES";
+    const source = config.diskReserveBytes === undefined ? "max(1 GiB, 5 % of the disk up to 10 GiB)" : "CLIPYARD_DISK_RESERVE_BYTES";
     const status: Status = free < reserve ? "fail" : free < 2 * reserve ? "warn" : "ok";
     const verdict = free < reserve ? "; under the reserve: uploads and new jobs are refused until space is freed" : free < 2 * reserve ? "; close to the reserve" : "";
     return {

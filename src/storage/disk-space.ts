@@ -5,6 +5,8 @@ import { ApiError } from "../errors.ts";
 export const MIN_DISK_RESERVE_BYTES = 1024 ** 3;
 /** The reserve's share of the disk when that is larger than MIN_DISK_RESERVE_BYTES. */
 export const DISK_RESERVE_SHARE = 0.05;
+/** The default reserve stops growing here: on a 4 TB disk 5 % would turn away uploads with 190 GB free. */
+export const MAX_DEFAULT_DISK_RESERVE_BYTES = 10 * 1024 ** 3;
 
 export interface DiskSpace {
   /** Bytes an unprivileged writer may still use (statfs bavail: root's reserved blocks excluded). */
@@ -16,16 +18,20 @@ export interface DiskSpace {
 
 /**
  * Free space on the filesystem holding `dir`, and the reserve kept on it. Unset, the reserve is
- * max(1 GiB, 5 % of the disk): 1 GiB is about what one running job writes beside its source
- * (16 kHz WAV of a 4-hour source is 460 MB, plus renders and exports), so jobs already running can
- * finish and SQLite can still grow its WAL; 5 % scales that with disks where other things write too
- * and matches ext4's default root reserve, which statfs's bavail already leaves out.
+ * max(1 GiB, 5 % of the disk, at most 10 GiB): 1 GiB is about what one running job writes beside its
+ * source (16 kHz WAV of a 4-hour source is 460 MB, plus renders and exports), so jobs already running
+ * can finish and SQLite can still grow its WAL; 5 % scales that with disks where other things (several
+ * workers, the OS, logs) write too; past 10 GiB it would only turn work away.
  */
 export function diskSpace(dir: string, reserveSetting?: number): DiskSpace {
   const s = statfsSync(dir);
   const total = s.blocks * s.bsize;
   const free = s.bavail * s.bsize;
-  return { free, total, reserve: reserveSetting ?? Math.max(MIN_DISK_RESERVE_BYTES, Math.ceil(total * DISK_RESERVE_SHARE)) };
+  return { free, total, reserve: reserveSetting ?? defaultReserve(total) };
+}
+
+export function defaultReserve(totalBytes: number): number {
+  return Math.max(MIN_DISK_RESERVE_BYTES, Math.min(Math.ceil(totalBytes * DISK_RESERVE_SHARE), MAX_DEFAULT_DISK_RESERVE_BYTES));
 }
 
 /** True for a write that failed because the disk (or a quota on it) is full. */

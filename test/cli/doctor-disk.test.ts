@@ -12,9 +12,9 @@ test("the data directory check shows free space, the disk's size and the reserve
   const { bavail, blocks, bsize } = statfsSync(dir);
   const free = bavail * bsize;
   const auto = dataDirCheck({ dataDir: dir, diskReserveBytes: undefined });
-  expect(auto.data).toMatchObject({ path: dir, totalBytes: blocks * bsize, reserveBytes: Math.max(1024 ** 3, Math.ceil(blocks * bsize * 0.05)), reserveFrom: "max(1 GiB, 5 % of the disk)" });
+  expect(auto.data).toMatchObject({ path: dir, totalBytes: blocks * bsize, reserveBytes: Math.max(1024 ** 3, Math.min(Math.ceil(blocks * bsize * 0.05), 10 * 1024 ** 3)), reserveFrom: "max(1 GiB, 5 % of the disk up to 10 GiB)" });
   expect(Math.abs((auto.data!.freeBytes as number) - free)).toBeLessThan(64 * 1024 * 1024);
-  expect(auto.detail).toMatch(new RegExp(`^${dir}: [\\d.]+ GB free of [\\d.]+ GB; reserve [\\d.]+ GB \\(max\\(1 GiB, 5 % of the disk\\)\\)`));
+  expect(auto.detail).toMatch(new RegExp(`^${dir}: [\\d.]+ GB free of [\\d.]+ GB; reserve [\\d.]+ GB \\(max\\(1 GiB, 5 % of the disk up to 10 GiB\\)\\)`));
 
   const none = dataDirCheck({ dataDir: dir, diskReserveBytes: 0 });
   expect(none).toMatchObject({ status: "ok", data: { reserveBytes: 0, reserveFrom: "CLIPYARD_DISK_RESERVE_BYTES" } });
