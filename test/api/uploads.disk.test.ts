@@ -7,6 +7,7 @@ import { uploadsDir } from "../../src/pipeline/acquire.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { freePort, ServerProcess } from "../helpers/process.ts";
 import { tusClient } from "../helpers/uploads.ts";
+import { eventually } from "../helpers/wait.ts";
 
 /**
  * A full data disk (issue 36): the appliance keeps a free-space reserve, refuses uploads and new jobs
@@ -104,10 +105,16 @@ onTmpfs("a real ENOSPC mid-upload (raw and tus) is a 507 envelope, the partial r
   }
 }, 180_000);
 
-onTmpfs("under the free-space reserve, uploads (raw, tus creation, PATCH) and new jobs are refused with 507 insufficient_storage", async () => {
-  const { key } = await startServer({ CLIPYARD_DISK_RESERVE_BYTES: String(16 * MiB) });
+onTmpfs("under the free-space reserve, uploads (raw, tus creation, PATCH), new jobs and re-renders are refused with 507 insufficient_storage", async () => {
+  const { key } = await startServer({ CLIPYARD_DISK_RESERVE_BYTES: String(16 * MiB), CLIPYARD_TIME_SCALE: "0.005" });
   const auth = { authorization: `Bearer ${key}` };
+  const job = { source: { type: "video_url", url: "https://media.example.com/episode.mp4" } };
   try {
+    // A finished sandbox job, to ask a re-render of once the disk is low.
+    const done = await server!.api("POST", "/v1/jobs", key, job);
+    const finished = await eventually(() => server!.api("GET", `/v1/jobs/${done.id}`, key), (j) => j.status === "complete", { what: "the sandbox job" });
+    const clip = finished.output.clips[0].id;
+
     // An upload that would eat into the reserve is refused before a byte is written.
     const free = statfsSync(disk).bavail * statfsSync(disk).bsize;
     const big = await fetch(`${server!.baseUrl}/v1/uploads`, { method: "POST", headers: { ...auth, "content-type": "application/octet-stream" }, body: new Uint8Array(free - 8 * MiB) });
@@ -124,9 +131,10 @@ onTmpfs("under the free-space reserve, uploads (raw, tus creation, PATCH) and ne
 
     // Something else fills the disk into the reserve: new work is refused until space comes back.
     const filler = fill(8 * MiB);
-    const job = { source: { type: "video_url", url: "https://media.example.com/episode.mp4" } };
     const refused = await server!.api("POST", "/v1/jobs", key, job);
     expect(refused.error).toMatchObject({ code: "insufficient_storage", type: "api_error" });
+    const rerender = await server!.api("POST", `/v1/jobs/${done.id}/clips/${clip}/renders`, key, { caption_style: "minimal" });
+    expect(rerender.error.code).toBe("insufficient_storage");
     const tusPatch = await fetch(tusSmall.headers.get("location")!, {
       method: "PATCH",
       headers: { ...auth, "tus-resumable": "1.0.0", "upload-offset": "0", "content-type": "application/offset+octet-stream" },
@@ -136,6 +144,7 @@ onTmpfs("under the free-space reserve, uploads (raw, tus creation, PATCH) and ne
     expect((await fetch(`${server!.baseUrl}/v1/uploads`, { method: "POST", headers: { ...auth, "content-type": "application/octet-stream" }, body: new Uint8Array(1024) })).status).toBe(507);
     rmSync(filler, { force: true });
     expect((await server!.api("POST", "/v1/jobs", key, job)).status).toBe("queued");
+    expect((await server!.api("POST", `/v1/jobs/${done.id}/clips/${clip}/renders`, key, { caption_style: "minimal" })).render.status).toBeDefined();
   } finally {
     await server!.kill9();
   }
