@@ -4,7 +4,7 @@
  * No pipeline decisions live here.
  */
 import { dirname, join, resolve } from "node:path";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, statSync, writeSync } from "node:fs";
 import type { Captured } from "../capture.ts";
 import { loadConfig } from "../config.ts";
 import { diesWithAppliance } from "../children.ts";
@@ -158,6 +158,51 @@ export async function ffmpeg(args: string[], opts: FfmpegOptions = {}): Promise<
       if (m) onProgress(Number(m[1]) / 1e6);
     }),
   });
+}
+
+/** A bounded run: what ffmpeg said, how many bytes it produced, and whether it was stopped for producing too many. */
+export interface BoundedRun {
+  code: number;
+  stderr: string;
+  bytes: number;
+  overLimit: boolean;
+}
+
+/**
+ * Runs ffmpeg whose output (the last argument is left to this function) is raw data bound for
+ * `outPath`, and stops it once more than `maxBytes` have been produced, so that a small file that
+ * decodes to hours cannot fill the disk or use the CPU for hours. Native ffmpeg writes to a pipe
+ * and every chunk is counted as it arrives, whatever the file's timestamps say; the WebAssembly core
+ * has no pipes, so there the caller's `-t` bounds the output and the file is measured afterwards.
+ */
+export async function ffmpegBounded(args: string[], outPath: string, maxBytes: number): Promise<BoundedRun> {
+  assertInputsConfined(args);
+  const native = findNativeFfmpeg();
+  if (!native) {
+    const r = await runWasm("ffmpeg", ["-hide_banner", ...args, outPath], { allowFailure: true });
+    const bytes = existsSync(outPath) ? statSync(outPath).size : 0;
+    return { code: r.code, stderr: r.stderr, bytes, overLimit: bytes > maxBytes };
+  }
+  const proc = Bun.spawn(diesWithAppliance([native.ffmpeg, "-hide_banner", "-nostdin", ...args, "pipe:1"]), { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const stderr = new Response(proc.stderr).text();
+  const fd = openSync(outPath, "w");
+  let bytes = 0;
+  let overLimit = false;
+  try {
+    for await (const chunk of proc.stdout) {
+      bytes += chunk.byteLength;
+      if (bytes > maxBytes) {
+        overLimit = true;
+        proc.kill("SIGKILL");
+        break;
+      }
+      writeSync(fd, chunk);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const code = await proc.exited;
+  return { code, stderr: await stderr, bytes, overLimit };
 }
 
 export interface ProbeStream {
