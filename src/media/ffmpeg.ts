@@ -50,13 +50,15 @@ export type RunResult = Captured;
 
 export interface RunOptions {
   allowFailure?: boolean;
+  /** An open file descriptor the tool reads as its standard input; default none. */
+  stdinFd?: number;
   /** Called with each complete line of stdout as it arrives (stdout is still returned whole). */
   onStdoutLine?: (line: string) => void;
 }
 
 /** Runs a binary to completion, capturing both streams; throws with the stderr tail on failure. */
 export async function runTool(bin: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  const proc = Bun.spawn(diesWithAppliance([bin, ...args]), { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn(diesWithAppliance([bin, ...args]), { stdout: "pipe", stderr: "pipe", stdin: opts.stdinFd ?? "ignore" });
   const [stdout, stderr, code] = await Promise.all([
     opts.onStdoutLine ? readLines(proc.stdout, opts.onStdoutLine) : new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -226,11 +228,26 @@ export interface ProbeResult {
   streams: ProbeStream[];
 }
 
+const PROBE_ARGS = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"];
+
 export async function ffprobeJson(path: string): Promise<ProbeResult> {
-  const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"];
   const native = findNativeFfmpeg();
-  const argv = [...args, ...mediaInput(path)];
+  const argv = [...PROBE_ARGS, ...mediaInput(path)];
   const { stdout } = native ? await runTool(native.ffprobe, argv) : await runWasm("ffprobe", argv);
+  return JSON.parse(stdout) as ProbeResult;
+}
+
+/**
+ * ffprobeJson for a file already open, never by its path: a path checked and then opened again
+ * can be swapped for a symlink in between. Native ffprobe gets the descriptor as its stdin and opens
+ * /dev/stdin, which on Linux reopens the same inode (seekable, with its own offset); the in-process
+ * WebAssembly core reads /proc/self/fd/N, the same inode again.
+ */
+export async function ffprobeJsonFd(fd: number): Promise<ProbeResult> {
+  const native = findNativeFfmpeg();
+  const { stdout } = native
+    ? await runTool(native.ffprobe, [...PROBE_ARGS, ...mediaInput("/dev/stdin")], { stdinFd: fd })
+    : await runWasm("ffprobe", [...PROBE_ARGS, ...mediaInput(`/proc/self/fd/${fd}`)]);
   return JSON.parse(stdout) as ProbeResult;
 }
 
