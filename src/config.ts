@@ -1,4 +1,5 @@
-import { dirname, resolve } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 
 /** True inside the single executable built by `bun build --compile` (scripts/build-binary.sh). */
@@ -40,6 +41,10 @@ const EnvSchema = z.object({
   CLIPYARD_UPLOAD_QUOTA_BYTES: z.coerce.number().int().positive().default(20 * 1024 ** 3),
   CLIPYARD_FEED_POLL_SECONDS: z.coerce.number().positive().default(900),
   CLIPYARD_WATCH_SETTLE_SECONDS: z.coerce.number().positive().default(2),
+  CLIPYARD_LOCAL_FILE_DIRS: z
+    .string()
+    .refine((v) => v.split(":").every((d) => d === "" || isAbsolute(d)), "must be absolute folders separated by ':'")
+    .optional(),
   CLIPYARD_SECRET_KEY: z
     .string()
     .refine((v) => /^[A-Za-z0-9+/]{43}=$/.test(v) && Buffer.from(v, "base64").length === 32, "must be 32 random bytes in base64 (openssl rand -base64 32)")
@@ -138,6 +143,8 @@ export type Config = {
   feedPollSeconds: number;
   /** How long a file in a watched folder must keep its size and mtime before it counts as copied (real seconds: copies are not sped up). */
   watchSettleSeconds: number;
+  /** The folders MCP's local_file may read from (never their dot-folders, never the data directory). */
+  localFileDirs: string[];
   logLevel: "debug" | "info" | "warn" | "error";
   ffmpegPath?: string;
   ytdlpPath?: string;
@@ -200,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     leaseSeconds: e.CLIPYARD_LEASE_SECONDS,
     feedPollSeconds: e.CLIPYARD_FEED_POLL_SECONDS,
     watchSettleSeconds: e.CLIPYARD_WATCH_SETTLE_SECONDS,
+    localFileDirs: e.CLIPYARD_LOCAL_FILE_DIRS ? e.CLIPYARD_LOCAL_FILE_DIRS.split(":").filter(Boolean).map((d) => resolve(d)) : [homedir()],
     logLevel: e.CLIPYARD_LOG_LEVEL,
     ffmpegPath: e.FFMPEG_PATH,
     ytdlpPath: e.YTDLP_PATH,

@@ -18,7 +18,13 @@ export interface ChatMessage {
   content: string;
 }
 
-export type ChatErrorKind = "timeout" | "http" | "network" | "malformed";
+export type ChatErrorKind = "timeout" | "http" | "network" | "malformed" | "too_large";
+
+/**
+ * The editor's whole answer (a few clips' copy, a summary, chapter titles) is a few kB; a reply past
+ * this is not one, and reading it whole would hold it all in memory (a 1.5 GB reply peaked at 1.85 GB).
+ */
+export const MAX_REPLY_BYTES = 1 << 20;
 
 export class ChatError extends Error {
   constructor(
@@ -45,6 +51,25 @@ function unfence(content: string): string {
   return m ? m[1]! : content;
 }
 
+/** The body as text, read as it streams and abandoned (the connection closed) once past `maxBytes`. */
+async function boundedText(res: Response, maxBytes: number): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new ChatError("too_large", `the reply is over ${maxBytes} bytes; reading stopped there`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 /** One chat completion whose answer must be a JSON object; returns it parsed (not yet validated). */
 export async function chatJson(cfg: ChatConfig, messages: ChatMessage[], signal?: AbortSignal): Promise<unknown> {
   const timeout = AbortSignal.timeout(cfg.timeoutMs);
@@ -58,8 +83,9 @@ export async function chatJson(cfg: ChatConfig, messages: ChatMessage[], signal?
       body: JSON.stringify({ model: cfg.model, messages, temperature: 0.2, stream: false, response_format: { type: "json_object" } }),
       signal: combined,
     });
-    text = await res.text();
+    text = await boundedText(res, MAX_REPLY_BYTES);
   } catch (e) {
+    if (e instanceof ChatError) throw e;
     // The job itself was cancelled: not the model's failure, so not a reason to fall back.
     if (signal?.aborted) throw e;
     if (timeout.aborted) throw new ChatError("timeout", `no answer within ${cfg.timeoutMs} ms`);

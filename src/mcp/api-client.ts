@@ -37,7 +37,8 @@ export interface ApiClient {
   getJob(id: string): Promise<ApiResult<Job>>;
   listJobs(query: { limit?: number; starting_after?: string }): Promise<ApiResult<JobList>>;
   /** Streams a local file to POST /v1/uploads (extension) and returns the Upload. */
-  uploadFile(path: string, filename: string): Promise<ApiResult<UploadResource>>;
+  /** Uploads a file by path or, so that nothing re-resolves a checked path, by open descriptor. */
+  uploadFile(file: string | number, filename: string): Promise<ApiResult<UploadResource>>;
 }
 
 /** An episode can take minutes to send over a LAN; every other call keeps the short timeout. */
@@ -114,7 +115,7 @@ export function createApiClient(opts: { baseUrl: string; apiKey: string; timeout
       return call("GET", `/v1/jobs${qs ? `?${qs}` : ""}`, JobListSchema);
     },
     // Bun.file is read from disk as the request streams, so the episode is never loaded whole.
-    uploadFile: (path, filename) =>
-      call("POST", `/v1/uploads?${new URLSearchParams({ filename })}`, UploadSchema, { file: Bun.file(path), timeoutMs: UPLOAD_TIMEOUT_MS }),
+    uploadFile: (file, filename) =>
+      call("POST", `/v1/uploads?${new URLSearchParams({ filename })}`, UploadSchema, { file: typeof file === "number" ? Bun.file(file) : Bun.file(file), timeoutMs: UPLOAD_TIMEOUT_MS }),
   };
 }

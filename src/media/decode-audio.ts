@@ -1,8 +1,22 @@
 import { closeSync, fstatSync, openSync, readSync, rmSync, writeSync } from "node:fs";
-import { ffmpeg, mediaInput } from "./ffmpeg.ts";
+import { ffmpeg, ffmpegBounded, mediaInput } from "./ffmpeg.ts";
 import { MediaProbeError } from "./probe.ts";
 import { SpeechLevelMeter, speechGain, toPcm16 } from "./speech-level.ts";
 import { readWav, wavHeader16, type Pcm } from "./wav.ts";
+
+/**
+ * The audio decodes to more than the caller allowed (the length cap, or a small multiple of what the
+ * file's header claims): decoding stopped there, so a tiny file that holds hours costs no more.
+ */
+export class DecodedTooLongError extends MediaProbeError {
+  constructor(
+    path: string,
+    readonly limitSeconds: number,
+  ) {
+    super(`${path} decodes to more than ${Math.round(limitSeconds)} s of audio; decoding stopped there`);
+    this.name = "DecodedTooLongError";
+  }
+}
 
 /** What the speech models take. */
 const SPEECH_RATE = 16000;
@@ -19,12 +33,21 @@ const SPEECH_HIGHPASS = "aformat=sample_fmts=fltp,highpass=f=80";
  * at 80 Hz and brought to a common speech level (`speech-level.ts`), so quiet and far-field recordings
  * reach voice activity detection and recognition at the level loud ones do.
  */
-export async function decodeToSpeechWav(input: string, output: string): Promise<{ gainDb: number }> {
+export async function decodeToSpeechWav(input: string, output: string, opts: { maxSeconds?: number } = {}): Promise<{ gainDb: number; seconds: number }> {
   // Float until the gain is applied: a quiet file quantised to 16 bits first would keep its coarse steps.
   const raw = `${output}.f32`;
-  const r = await ffmpeg(["-v", "error", "-y", ...mediaInput(input), "-map", "0:a:0", "-vn", "-af", SPEECH_HIGHPASS, "-ac", "1", "-ar", String(SPEECH_RATE), "-c:a", "pcm_f32le", "-f", "f32le", raw], { allowFailure: true });
+  const maxSeconds = opts.maxSeconds ?? Number.POSITIVE_INFINITY;
+  const limited = Number.isFinite(maxSeconds);
+  // -t (one second past the bound) stops the WebAssembly engine, which cannot be counted while it runs.
+  const r = await ffmpegBounded(
+    ["-v", "error", "-y", ...mediaInput(input), "-map", "0:a:0", "-vn", "-af", SPEECH_HIGHPASS, "-ac", "1", "-ar", String(SPEECH_RATE), ...(limited ? ["-t", String(maxSeconds + 1)] : []), "-c:a", "pcm_f32le", "-f", "f32le"],
+    raw,
+    limited ? Math.ceil(maxSeconds * SPEECH_RATE) * 4 : Number.MAX_SAFE_INTEGER,
+  );
   try {
+    if (r.overLimit) throw new DecodedTooLongError(input, maxSeconds);
     if (r.code !== 0) throw new MediaProbeError(`ffmpeg could not decode the audio of ${input}: ${r.stderr.trim().split("\n").pop() || `exit ${r.code}`}`);
+    const seconds = fileSize(raw) / 4 / SPEECH_RATE;
     // Two passes over the float file in blocks (measure, then write), so memory stays flat in the
     // episode's length: four hours of float samples would be 0.9 GB at once.
     const meter = new SpeechLevelMeter(SPEECH_RATE);
@@ -41,7 +64,7 @@ export async function decodeToSpeechWav(input: string, output: string): Promise<
     } finally {
       closeSync(out);
     }
-    return { gainDb: 20 * Math.log10(gain) };
+    return { gainDb: 20 * Math.log10(gain), seconds };
   } finally {
     rmSync(raw, { force: true });
   }

@@ -4,7 +4,7 @@
  * No pipeline decisions live here.
  */
 import { dirname, join, resolve } from "node:path";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, statSync, writeSync } from "node:fs";
 import type { Captured } from "../capture.ts";
 import { loadConfig } from "../config.ts";
 import { diesWithAppliance } from "../children.ts";
@@ -50,13 +50,15 @@ export type RunResult = Captured;
 
 export interface RunOptions {
   allowFailure?: boolean;
+  /** An open file descriptor the tool reads as its standard input; default none. */
+  stdinFd?: number;
   /** Called with each complete line of stdout as it arrives (stdout is still returned whole). */
   onStdoutLine?: (line: string) => void;
 }
 
 /** Runs a binary to completion, capturing both streams; throws with the stderr tail on failure. */
 export async function runTool(bin: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  const proc = Bun.spawn(diesWithAppliance([bin, ...args]), { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn(diesWithAppliance([bin, ...args]), { stdout: "pipe", stderr: "pipe", stdin: opts.stdinFd ?? "ignore" });
   const [stdout, stderr, code] = await Promise.all([
     opts.onStdoutLine ? readLines(proc.stdout, opts.onStdoutLine) : new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -160,6 +162,51 @@ export async function ffmpeg(args: string[], opts: FfmpegOptions = {}): Promise<
   });
 }
 
+/** A bounded run: what ffmpeg said, how many bytes it produced, and whether it was stopped for producing too many. */
+export interface BoundedRun {
+  code: number;
+  stderr: string;
+  bytes: number;
+  overLimit: boolean;
+}
+
+/**
+ * Runs ffmpeg whose output (the last argument is left to this function) is raw data bound for
+ * `outPath`, and stops it once more than `maxBytes` have been produced, so that a small file that
+ * decodes to hours cannot fill the disk or use the CPU for hours. Native ffmpeg writes to a pipe
+ * and every chunk is counted as it arrives, whatever the file's timestamps say; the WebAssembly core
+ * has no pipes, so there the caller's `-t` bounds the output and the file is measured afterwards.
+ */
+export async function ffmpegBounded(args: string[], outPath: string, maxBytes: number): Promise<BoundedRun> {
+  assertInputsConfined(args);
+  const native = findNativeFfmpeg();
+  if (!native) {
+    const r = await runWasm("ffmpeg", ["-hide_banner", ...args, outPath], { allowFailure: true });
+    const bytes = existsSync(outPath) ? statSync(outPath).size : 0;
+    return { code: r.code, stderr: r.stderr, bytes, overLimit: bytes > maxBytes };
+  }
+  const proc = Bun.spawn(diesWithAppliance([native.ffmpeg, "-hide_banner", "-nostdin", ...args, "pipe:1"]), { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const stderr = new Response(proc.stderr).text();
+  const fd = openSync(outPath, "w");
+  let bytes = 0;
+  let overLimit = false;
+  try {
+    for await (const chunk of proc.stdout) {
+      bytes += chunk.byteLength;
+      if (bytes > maxBytes) {
+        overLimit = true;
+        proc.kill("SIGKILL");
+        break;
+      }
+      writeSync(fd, chunk);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const code = await proc.exited;
+  return { code, stderr: await stderr, bytes, overLimit };
+}
+
 export interface ProbeStream {
   codec_type: string;
   codec_name?: string;
@@ -181,11 +228,26 @@ export interface ProbeResult {
   streams: ProbeStream[];
 }
 
+const PROBE_ARGS = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"];
+
 export async function ffprobeJson(path: string): Promise<ProbeResult> {
-  const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"];
   const native = findNativeFfmpeg();
-  const argv = [...args, ...mediaInput(path)];
+  const argv = [...PROBE_ARGS, ...mediaInput(path)];
   const { stdout } = native ? await runTool(native.ffprobe, argv) : await runWasm("ffprobe", argv);
+  return JSON.parse(stdout) as ProbeResult;
+}
+
+/**
+ * ffprobeJson for a file already open, never by its path: a path checked and then opened again
+ * can be swapped for a symlink in between. Native ffprobe gets the descriptor as its stdin and opens
+ * /dev/stdin, which on Linux reopens the same inode (seekable, with its own offset); the in-process
+ * WebAssembly core reads /proc/self/fd/N, the same inode again.
+ */
+export async function ffprobeJsonFd(fd: number): Promise<ProbeResult> {
+  const native = findNativeFfmpeg();
+  const { stdout } = native
+    ? await runTool(native.ffprobe, [...PROBE_ARGS, ...mediaInput("/dev/stdin")], { stdinFd: fd })
+    : await runWasm("ffprobe", [...PROBE_ARGS, ...mediaInput(`/proc/self/fd/${fd}`)]);
   return JSON.parse(stdout) as ProbeResult;
 }
 

@@ -1,5 +1,5 @@
 import type { MediaInfo } from "./media-info.ts";
-import { ffprobeJson, MEDIA_DEMUXERS, type ProbeResult } from "./ffmpeg.ts";
+import { ffprobeJson, ffprobeJsonFd, MEDIA_DEMUXERS, type ProbeResult } from "./ffmpeg.ts";
 
 export class MediaProbeError extends Error {
   constructor(message: string) {
@@ -43,9 +43,18 @@ export function parseProbe(path: string, json: ProbeJson): MediaInfo {
 
 /** Probes with the engine in use (native ffprobe, or the embedded WebAssembly one). */
 export async function probeMedia(path: string, opts: { requireAudio?: boolean } = {}): Promise<MediaInfo> {
+  return probed(path, () => ffprobeJson(path), opts);
+}
+
+/** probeMedia for an open file (ffprobeJsonFd): `name` only labels it in messages and the result. */
+export async function probeOpenMedia(fd: number, name: string, opts: { requireAudio?: boolean } = {}): Promise<MediaInfo> {
+  return probed(name, () => ffprobeJsonFd(fd), opts);
+}
+
+async function probed(path: string, probe: () => Promise<ProbeJson>, opts: { requireAudio?: boolean }): Promise<MediaInfo> {
   let json: ProbeJson;
   try {
-    json = await ffprobeJson(path);
+    json = await probe();
   } catch (err) {
     throw new MediaProbeError(`ffprobe could not read ${path}: ${(err as Error).message.split("\n").filter(Boolean).pop()}`);
   }

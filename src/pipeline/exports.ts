@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringifySync, type NodeList } from "subtitle";
 import { captionCues, chunkWords, type CaptionCue } from "./render/captions.ts";
+import { plainText } from "./highlights/plain-text.ts";
 import { joinWords } from "./highlights/sentences.ts";
 import { formatTimestamp } from "./highlights/shownotes.ts";
 import type { Segment, Word } from "./types.ts";
@@ -88,12 +89,15 @@ export function transcriptText(segments: Segment[], speakerNames: Record<string,
   return segments.map((s) => `[${formatTimestamp(s.start)}] ${speakerNames[s.speaker] ?? s.speaker}: ${s.text}`).join("\n\n") + "\n";
 }
 
-/** Podcasting 2.0 JSON chapters (https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md#chapters). */
+/**
+ * Podcasting 2.0 JSON chapters (https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md#chapters).
+ * Titles may be the language-model editor's: plain text here and in the timeline, as in the notes.
+ */
 export function podcastChapters(title: string, chapters: ExportInput["chapters"]) {
   return {
     version: PODCAST_CHAPTERS_VERSION,
-    title,
-    chapters: chapters.map((c) => ({ startTime: Math.round(c.start * 1000) / 1000, title: c.title })),
+    title: plainText(title),
+    chapters: chapters.map((c) => ({ startTime: Math.round(c.start * 1000) / 1000, title: plainText(c.title) })),
   };
 }
 
@@ -132,7 +136,7 @@ export function otioTimeline(input: Pick<ExportInput, "title" | "clips" | "sourc
     metadata: {},
     children: input.clips.map((c, i) => ({
       OTIO_SCHEMA: "Clip.2",
-      name: `Clip ${i + 1}: ${c.hook}`.slice(0, 120),
+      name: `Clip ${i + 1}: ${plainText(c.hook)}`.slice(0, 120),
       source_range: timeRange(c.start_time, c.end_time - c.start_time, rate),
       media_references: { DEFAULT_MEDIA: reference() },
       active_media_reference_key: "DEFAULT_MEDIA",
@@ -144,7 +148,7 @@ export function otioTimeline(input: Pick<ExportInput, "title" | "clips" | "sourc
   });
   return {
     OTIO_SCHEMA: "Timeline.1",
-    name: input.title,
+    name: plainText(input.title),
     global_start_time: null,
     metadata: {},
     tracks: {

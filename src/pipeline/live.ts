@@ -4,7 +4,8 @@ import type { Config } from "../config.ts";
 import type { JobRow } from "../db/schema.ts";
 import { jobOutputDir, type StoredOutput } from "./output.ts";
 import { log } from "../log.ts";
-import { decodeToSpeechWav } from "../media/decode-audio.ts";
+import { DecodedTooLongError, decodeToSpeechWav } from "../media/decode-audio.ts";
+import { decodedTooLongMessage } from "./decoded-length.ts";
 import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { tryLoadEmbedder, type Embedder } from "../inference/embedder.ts";
 import { SpeechRuntimeMissingError } from "../inference/speech-runtime.ts";
@@ -102,11 +103,15 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
       weight: 6,
       run: async (ctx) => {
         try {
-          ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { onProgress: ctx.report, signal: ctx.signal });
+          ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { onProgress: ctx.report, signal: ctx.signal, maxSeconds: config.maxMediaSeconds });
         } catch (err) {
           if (ctx.signal.aborted) throw err;
+          if (err instanceof DecodedTooLongError) throw new PipelineError("media_fetch_failed", decodedTooLongMessage(err.limitSeconds, config.maxMediaSeconds), { cause: err });
           throw new PipelineError("analysis_failed", transcriptionFailure(err), { cause: err });
         }
+        // From here on the source lasts what was decoded, never what its header claimed.
+        const measured = ctx.state.transcript.durationSeconds;
+        if (measured !== undefined) ctx.state.source = { ...ctx.state.source!, durationSeconds: measured };
         ctx.state.engine.asr = ctx.state.transcript.engine ?? "unknown";
         ctx.state.warnings.push(...(ctx.state.transcript.warnings ?? []));
       },
@@ -120,7 +125,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const { embedder, reason } = await embedderOnce;
         // Loudness per half second feeds the liveliness score; 16 kHz mono is plenty for that.
         const wav = join(ctx.workDir, "speech.wav");
-        await decodeToSpeechWav(ctx.state.source!.path, wav);
+        // Bounded by what the transcribe stage measured (a second over it, for rounding).
+        await decodeToSpeechWav(ctx.state.source!.path, wav, { maxSeconds: ctx.state.source!.durationSeconds + 1 });
         const audio = audioFeaturesFromWav(wav);
         // Long stretches with no evidenced sentence end get a second opinion from the bigger model.
         const strengthened = await strengthenPunctuation(ctx.state.transcript!, wav, ctx.signal);

@@ -23,6 +23,8 @@ export interface Segment {
 
 export interface Transcript {
   language: string;
+  /** The audio's length as decoded (samples counted), not as the file's header claims it. */
+  durationSeconds?: number;
   segments: Segment[];
   words: Word[];
   /** Speaker label -> display name when a speaker introduced themself or was introduced. */

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { JobListSchema, JobSchema, type Job } from "../../src/jobs/schema.ts";
-import { statSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 import { cleanEnv, freePort, MAIN, REPO_ROOT, startAppliance, type Appliance } from "./appliance.ts";
 
@@ -43,7 +44,10 @@ describe("clipyard mcp against a real appliance", () => {
   beforeAll(async () => {
     appliance = await startAppliance();
     key = await appliance.createKey("mcp-test");
-    session = await connect(cleanEnv({ SERVICE_API_KEY: key, CLIPYARD_API_URL: appliance.baseUrl }));
+    // The folders local_file may read: the shared recordings and a scratch "home" (tmp holds the data directory too).
+    session = await connect(
+      cleanEnv({ SERVICE_API_KEY: key, CLIPYARD_API_URL: appliance.baseUrl, CLIPYARD_DATA_DIR: appliance.env.CLIPYARD_DATA_DIR!, CLIPYARD_LOCAL_FILE_DIRS: `${SHARED_MEDIA}:${tmpdir()}` }),
+    );
   }, 30_000);
 
   afterAll(async () => {
@@ -142,6 +146,48 @@ describe("clipyard mcp against a real appliance", () => {
     const noPath = apiError(await call(session.client, "submit_job", { source: { type: "local_file" } }));
     expect(noPath).toMatchObject({ code: "invalid_parameter", param: "source.path" });
   });
+
+  test("local_file reads only media in the allowed folders: never secrets, the data directory, dot-folders or other files", async () => {
+    const dataDir = appliance.env.CLIPYARD_DATA_DIR!;
+    const home = mkdtempSync(join(tmpdir(), "mcp-home-"));
+    try {
+      // Media the probe accepts, but in places local_file must not read.
+      mkdirSync(join(home, ".ssh"));
+      copyFileSync(join(SHARED_MEDIA, "jfk.wav"), join(home, ".ssh", "episode.wav"));
+      mkdirSync(join(dataDir, "sources"), { recursive: true });
+      copyFileSync(join(SHARED_MEDIA, "jfk.wav"), join(dataDir, "sources", "other-org.wav"));
+      symlinkSync(join(dataDir, "sources", "other-org.wav"), join(home, "innocent.wav"));
+      symlinkSync(dataDir, join(home, "data-link"));
+      writeFileSync(join(home, "notes.wav"), "a text file named like media");
+      const uploadsBefore = readdirSync(join(dataDir, "uploads")).length;
+      const refused: Array<[string, RegExp]> = [
+        ["/etc/shadow", /outside the folders|no readable file/],
+        ["/proc/self/environ", /outside the folders/],
+        [join(dataDir, "secrets", "master.key"), /data directory|no readable file/],
+        [join(dataDir, "sources", "other-org.wav"), /data directory/],
+        [join(home, "innocent.wav"), /data directory/],
+        [join(home, "data-link", "sources", "other-org.wav"), /data directory/],
+        [`${SHARED_MEDIA}/../../../etc/passwd`, /outside the folders/],
+        [join(home, ".ssh", "episode.wav"), /hidden \(dot\) folder/],
+        [join(home, "notes.wav"), /not audio or video in an accepted container/],
+      ];
+      for (const [path, why] of refused) {
+        const err = apiError(await call(session.client, "submit_job", { source: { type: "local_file", path } }));
+        expect({ path, code: err.code, param: err.param }).toEqual({ path, code: "invalid_parameter", param: "source.path" });
+        expect(err.message).toMatch(why);
+      }
+      expect(readdirSync(join(dataDir, "uploads")).length).toBe(uploadsBefore);
+      // A real media file in an allowed folder, reached through `..`, is still accepted.
+      copyFileSync(join(SHARED_MEDIA, "jfk.wav"), join(home, "mine.wav"));
+      const ok = await call(session.client, "submit_job", { source: { type: "local_file", path: `${home}/../${basename(home)}/mine.wav` } });
+      expect(ok.isError).toBeFalsy();
+      const job = JobSchema.parse(ok.structuredContent);
+      const upload = await fetch(`${appliance.baseUrl}/v1/uploads/${job.source.upload_id}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(await upload.json()).toMatchObject({ status: "complete", size: statSync(join(SHARED_MEDIA, "jfk.wav")).size, filename: "mine.wav" });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 45_000);
 
   test("list_jobs pages with limit and starting_after", async () => {
     for (const n of [1, 2]) {

@@ -10,9 +10,15 @@ import { completionsUrl } from "../../src/inference/llm-chat.ts";
 import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
 import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
 import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MAX_REPLY_BYTES } from "../../src/inference/llm-chat.ts";
+import { writeExports } from "../../src/pipeline/exports.ts";
 import { asrTranscript } from "../helpers/asr-fixture.ts";
+import { TreeMemorySampler } from "../helpers/process-memory.ts";
 
-type Reply = { status?: number; body?: string; content?: string; hold?: boolean };
+type Reply = { status?: number; body?: string; content?: string; hold?: boolean; hugeBytes?: number };
 
 const t = asrTranscript("rooftop-hours");
 const a = analyzeTranscript(t);
@@ -20,6 +26,20 @@ const a = analyzeTranscript(t);
 const pool = selectClips(t, { count: 4, analysis: a });
 
 let reply: Reply = {};
+/** A chat completion whose content never ends, produced a chunk at a time as the client reads (the server holds none of it). */
+let streamedBytes = 0;
+function endlessReply(total: number): ReadableStream<Uint8Array> {
+  const head = new TextEncoder().encode('{"choices":[{"message":{"content":"');
+  streamedBytes = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (streamedBytes >= total) return controller.close();
+      const chunk = streamedBytes === 0 ? head : new Uint8Array(256 * 1024).fill(0x61);
+      streamedBytes += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+}
 const requests: { path: string; auth: string | null; body: any }[] = [];
 const held: Array<() => void> = [];
 let server: ReturnType<typeof Bun.serve>;
@@ -34,6 +54,7 @@ beforeAll(() => {
       requests.push({ path: url.pathname, auth: req.headers.get("authorization"), body });
       if (url.pathname !== "/v1/chat/completions" || req.method !== "POST") return new Response("not found", { status: 404 });
       if (reply.hold) await new Promise<void>((resolve) => held.push(resolve));
+      if (reply.hugeBytes) return new Response(endlessReply(reply.hugeBytes), { headers: { "content-type": "application/json" } });
       if (reply.status) return new Response(reply.body ?? "error", { status: reply.status });
       if (reply.body !== undefined) return new Response(reply.body, { headers: { "content-type": "application/json" } });
       return Response.json({
@@ -160,6 +181,67 @@ describe("language-model editor over the OpenAI chat protocol", () => {
     await expectFallback(/summary quotes words not said/);
     reply = { content: JSON.stringify({ ...goodAnswer(), episode_title: "Speaker 1 and Theo on Bees" }) };
     await expectFallback(/speaker label/);
+  });
+
+  test("markup in the model's titles and summary reaches neither the notes, chapters.json nor the timeline", async () => {
+    const answer = goodAnswer();
+    answer.episode_title = '<img src=x onerror="alert(1)">Keeping Bees';
+    answer.summary = "Theo Marsh tells how he came to keep bees on an apartment roof. <script>alert(document.cookie)</script>[Read more](javascript:alert(1)) about it.";
+    answer.chapter_titles = answer.chapter_titles.map((x, i) => (i === 0 ? `<b onclick="x()">${x}</b>` : x));
+    answer.clips[0]!.title = "<a href=//evil.example>Swarm</a> on the Shelter";
+    answer.clips[0]!.description = "A beekeeper remembers the day a colony left the roof. <iframe src=//evil.example></iframe>";
+    reply = { content: JSON.stringify(answer) };
+    const p = await plan();
+    expect(p.editor).toBe("llm:test-editor");
+    expect(p.showNotes).not.toMatch(/<|\]\(|javascript:|alert|iframe|evil/);
+    expect(p.showNotes.split("\n")[0]).toBe("# Keeping Bees");
+    expect(p.showNotes).toContain("roof. Read more about it.");
+    expect(p.showNotes).toContain("Chapter Topic 1");
+    expect(p.clips[0]!.title).toBe("Swarm on the Shelter");
+    expect(p.clips[0]!.description).toBe("A beekeeper remembers the day a colony left the roof.");
+    const dir = mkdtempSync(join(tmpdir(), "llm-exports-"));
+    try {
+      // What the notes stage hands the exports: the notes' title, the clips, the chapters.
+      writeExports(dir, {
+        title: '<img src=x onerror="alert(1)">Keeping Bees',
+        words: t.words,
+        segments: t.segments,
+        speakerNames: t.speakerNames,
+        chapters: [{ start: 0, title: "<script>x()</script>Intro" }],
+        clips: p.clips,
+        source: { name: "episode.mp3", durationSeconds: 600, hasVideo: false },
+      });
+      const chapters = JSON.parse(readFileSync(join(dir, "chapters.json"), "utf8"));
+      expect(chapters.title).toBe("Keeping Bees");
+      expect(chapters.chapters[0].title).toBe("Intro");
+      const otio = readFileSync(join(dir, "timeline.otio"), "utf8");
+      expect(otio).not.toMatch(/[<>]/);
+      expect(JSON.parse(otio).name).toBe("Keeping Bees");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("an answer that is only markup falls back", async () => {
+    reply = { content: JSON.stringify({ ...goodAnswer(), episode_title: "<b></b>" }) };
+    await expectFallback(/episode title is only markup/);
+  });
+
+  test("a 1.5 GB reply is abandoned once past the cap while it streams, with memory bounded", async () => {
+    reply = { hugeBytes: 1.5 * 1024 ** 3 };
+    const sampler = new TreeMemorySampler({ intervalMs: 20 });
+    sampler.mark("baseline");
+    await Bun.sleep(100);
+    sampler.mark("reply");
+    const started = performance.now();
+    await expectFallback(/too_large: the reply is over 1048576 bytes/);
+    const peaks = await sampler.stop();
+    reply = {};
+    // The server stops producing once the client hangs up: nothing near the whole reply was sent.
+    expect(streamedBytes).toBeLessThan(64 * MAX_REPLY_BYTES);
+    const baseline = peaks.byLabel.get("baseline")!.total;
+    expect(peaks.byLabel.get("reply")!.total - baseline).toBeLessThan(150 * 1024 ** 2);
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   test("an unreachable endpoint falls back", async () => {

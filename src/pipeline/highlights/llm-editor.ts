@@ -13,6 +13,7 @@ import { checkCopy, isCompleteText, locateText, textSentences } from "./editoria
 import type { EpisodeAnalysis } from "./analysis.ts";
 import { QUOTE_MAX_WORDS, QUOTE_MIN_WORDS } from "./copy-units.ts";
 import { CLIP_TITLE_MAX_CHARS, MAX_HASHTAGS, MIN_HASHTAGS } from "./posting-copy.ts";
+import { plainText } from "./plain-text.ts";
 import { formatTimestamp } from "./shownotes.ts";
 import { titleCase } from "./titles.ts";
 import type { ClipPlan, Transcript } from "../types.ts";
@@ -110,6 +111,22 @@ function groundedInClip(t: Transcript, clip: ClipPlan, text: string): string | n
 
 const SPEAKER_LABEL = /\bSpeaker \d+\b|\bSPEAKER_\d+\b/;
 
+/** The model's free text with markup removed (plain-text.ts), before it is checked or used anywhere. */
+function withoutMarkup(edit: LlmEdit): LlmEdit {
+  const clean = (field: string, text: string) => {
+    const plain = plainText(text);
+    if (!plain) throw new LlmEditError(`${field} is only markup`);
+    return plain;
+  };
+  return {
+    ...edit,
+    clips: edit.clips.map((c, i) => ({ ...c, title: clean(`clip ${i + 1}: title`, c.title), description: clean(`clip ${i + 1}: description`, c.description) })),
+    episode_title: clean("episode title", edit.episode_title),
+    summary: clean("summary", edit.summary),
+    chapter_titles: edit.chapter_titles.map((x, i) => clean(`chapter title ${i + 1}`, x)),
+  };
+}
+
 /** Validates the model's answer against the transcript; the first problem found is thrown. */
 export function groundEdit(t: Transcript, a: EpisodeAnalysis, pool: ClipPlan[], post: number, raw: unknown, model: string): EditedEpisode {
   const parsed = LlmEditSchema.safeParse(raw);
@@ -117,7 +134,7 @@ export function groundEdit(t: Transcript, a: EpisodeAnalysis, pool: ClipPlan[], 
     const issue = parsed.error.issues[0]!;
     throw new LlmEditError(`answer does not match the schema: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
   }
-  const edit = parsed.data;
+  const edit = withoutMarkup(parsed.data);
   const want = Math.min(post, pool.length);
   if (edit.clips.length !== want) throw new LlmEditError(`answer has ${edit.clips.length} clips, ${want} were asked for`);
   const seen = new Set<number>();

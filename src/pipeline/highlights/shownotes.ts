@@ -6,6 +6,7 @@
 import { analyzeTranscript, type EpisodeAnalysis } from "./analysis.ts";
 import { standaloneUnits, type CopyUnit } from "./copy-units.ts";
 import type { NlpToken } from "./nlp.ts";
+import { plainText } from "./plain-text.ts";
 import { nonTopicTerms, rankTitlePhrases, showName, titleCase, type TitlePhrase } from "./titles.ts";
 import type { ClipPlan, Transcript } from "../types.ts";
 
@@ -302,9 +303,10 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
   if (a.sentences.length === 0) return `# ${opts.title ?? "Episode"}\n\nThis episode has no recognised speech.\n`;
   const topics = episodeTopics(transcript, a, 3, opts.topicCentrality);
   const stats = speakerStats(transcript);
-  const title = opts.title ?? episodeTitle(transcript, a, topics);
+  // Titles and summary handed in (the language-model editor's, a caller's) are plain text in the Markdown.
+  const title = opts.title !== undefined ? plainText(opts.title) || episodeTitle(transcript, a, topics) : episodeTitle(transcript, a, topics);
 
-  const out: string[] = [`# ${title}`, "", opts.summary ?? summary(transcript, a, topics), ""];
+  const out: string[] = [`# ${title}`, "", (opts.summary !== undefined ? plainText(opts.summary) : "") || summary(transcript, a, topics), ""];
 
   const take = takeaways(a, opts.maxTakeaways ?? 5);
   if (take.length) {
@@ -314,7 +316,7 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
   }
 
   out.push("## Chapters", "");
-  a.chapters.forEach((c, i) => out.push(`- ${formatTimestamp(c.start)} ${opts.chapterTitles?.[i] ?? c.title}`));
+  a.chapters.forEach((c, i) => out.push(`- ${formatTimestamp(c.start)} ${plainText(opts.chapterTitles?.[i] ?? "") || c.title}`));
   out.push("");
 
   const quotes: string[] = [];

@@ -15,6 +15,7 @@ import { detectSpeakerNames } from "./names.ts";
 import { segmentsFromWords } from "./segments.ts";
 import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "../types.ts";
+import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
 import { chooseAsrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
@@ -63,6 +64,8 @@ export interface TranscribeOptions {
   /** Wall and CPU time per stage, for benchmarks. */
   onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
   signal?: AbortSignal;
+  /** The length cap in seconds (CLIPYARD_MAX_MEDIA_SECONDS); decoding also stops at a small multiple of the claimed duration (decoded-length.ts). Default: no cap beyond that multiple. */
+  maxSeconds?: number;
 }
 
 export class TranscriptionError extends Error {
@@ -116,7 +119,8 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
   // Fail before decoding when whisper.cpp has no converted model for this one.
   const ggmlModel = engine === "whisper-cpp" ? ggmlModelFor(modelName) : undefined;
 
-  await probeMedia(path, { requireAudio: true });
+  const claimed = (await probeMedia(path, { requireAudio: true })).durationSeconds;
+  const decodeLimit = decodedLengthLimit(claimed, opts.maxSeconds ?? Number.POSITIVE_INFINITY);
   const work = scratchDirSync("asr");
   let audio: ReturnType<typeof openWav> | undefined;
   try {
@@ -127,7 +131,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       t0 = performance.now();
       return s;
     };
-    const { gainDb } = await decodeToSpeechWav(path, wav);
+    const { gainDb, seconds } = await decodeToSpeechWav(path, wav, { maxSeconds: decodeLimit });
     opts.onStats?.("decode", { wallSeconds: lap() });
     log.debug("speech level", { gainDb: Number(gainDb.toFixed(1)) });
     progress(0.03);
@@ -193,6 +197,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     progress(1);
     return {
       language: result?.language ?? (language === "auto" ? "und" : language),
+      durationSeconds: seconds,
       segments,
       words,
       speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
