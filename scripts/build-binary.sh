@@ -5,11 +5,11 @@
 # inside it; models, the speech runtime and native ffmpeg stay outside (next to the data directory / on
 # PATH); the binary fetches the first two itself (`clipyard models pull`, `clipyard runtime install`).
 # The PostgreSQL connection thread (src/db/postgres/bridge-worker.ts) is a second entry point: a worker
-# must be named on the command line to be embedded.
+# must be named on the command line to be embedded; so is the feed parser thread (src/feeds/parse-worker.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET="${1:-bun-linux-x64}"
 OUTFILE="${2:-dist/clipyard}"
 mkdir -p "$(dirname "$OUTFILE")"
-bun build --compile --minify --sourcemap --target="$TARGET" src/main.ts src/db/postgres/bridge-worker.ts --outfile "$OUTFILE" >&2
+bun build --compile --minify --sourcemap --target="$TARGET" src/main.ts src/db/postgres/bridge-worker.ts src/feeds/parse-worker.ts --outfile "$OUTFILE" >&2
 ls -la "$OUTFILE" >&2

@@ -65,14 +65,14 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     transitions,
     submitEffects: [],
     reviewEffects: [clipReviewedOutbox(db, clock, present, () => deliveries.wake())],
-    renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake(), storage),
+    renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake(), storage, config.maxQueuedRendersPerOrg),
     billing,
     storage,
     uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes, { disk, quotaBytes: config.uploadQuotaBytes }, storage),
     disk,
     wakeScheduler: () => scheduler?.wake(),
     webhooks: { db, clock, box, policy, present, wake: () => deliveries.wake() },
-    feeds: { db, clock, policy, wake: () => feeds.wake() },
+    feeds: { db, clock, policy, maxFeedsPerOrg: config.maxFeedsPerOrg, wake: () => feeds.wake() },
   };
   billing.install(transitions, ctx.submitEffects);
   const feeds = new FeedPoller({
@@ -83,12 +83,15 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     allowHttp: config.allowHttp,
     liveEffects: ctx.submitEffects,
     intervalMs: config.feedPollSeconds * 1000 * config.timeScale,
+    maxBytes: config.feedMaxBytes,
+    maxItems: config.feedMaxItems,
     onJobs: () => scheduler?.wake(),
   });
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
   const live = new StagedLiveRunner(config, transitions, livePipeline(config, { store: storage }), storage);
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, {
     workers: config.workers,
+    perOrgLimit: config.maxLiveJobsPerOrg,
     leaseMs: config.leaseSeconds * 1000,
     timeScale: config.timeScale,
     housekeeping: [() => sweepExpiredUploads(db, clock, config.dataDir, storage)],

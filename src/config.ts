@@ -45,6 +45,12 @@ const EnvSchema = z.object({
     .string()
     .refine((v) => v.split(":").every((d) => d === "" || isAbsolute(d)), "must be absolute folders separated by ':'")
     .optional(),
+  CLIPYARD_FEED_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  CLIPYARD_FEED_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(200),
+  CLIPYARD_MAX_FEEDS_PER_ORG: z.coerce.number().int().min(1).default(20),
+  CLIPYARD_MAX_LIVE_JOBS_PER_ORG: z.coerce.number().int().min(1).optional(),
+  CLIPYARD_DOWNLOAD_STALL_SECONDS: z.coerce.number().positive().default(60),
+  CLIPYARD_MAX_QUEUED_RENDERS_PER_ORG: z.coerce.number().int().min(1).default(10),
   CLIPYARD_SECRET_KEY: z
     .string()
     .refine((v) => /^[A-Za-z0-9+/]{43}=$/.test(v) && Buffer.from(v, "base64").length === 32, "must be 32 random bytes in base64 (openssl rand -base64 32)")
@@ -145,6 +151,18 @@ export type Config = {
   watchSettleSeconds: number;
   /** The folders MCP's local_file may read from (never their dot-folders, never the data directory). */
   localFileDirs: string[];
+  /** Largest feed document read, in bytes. */
+  feedMaxBytes: number;
+  /** Only a feed's newest this-many episodes are considered at a poll (and recorded). */
+  feedMaxItems: number;
+  /** Feeds an organisation may have registered at once, both worlds together. */
+  maxFeedsPerOrg: number;
+  /** Live jobs one organisation may have acquiring or running at once (default: half the workers, rounded up). */
+  maxLiveJobsPerOrg: number;
+  /** A media download receiving less than 64 KiB in this many seconds fails with media_fetch_failed (real seconds). */
+  downloadStallSeconds: number;
+  /** Re-renders one organisation may have queued or rendering at once. */
+  maxQueuedRendersPerOrg: number;
   logLevel: "debug" | "info" | "warn" | "error";
   ffmpegPath?: string;
   ytdlpPath?: string;
@@ -208,6 +226,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedPollSeconds: e.CLIPYARD_FEED_POLL_SECONDS,
     watchSettleSeconds: e.CLIPYARD_WATCH_SETTLE_SECONDS,
     localFileDirs: e.CLIPYARD_LOCAL_FILE_DIRS ? e.CLIPYARD_LOCAL_FILE_DIRS.split(":").filter(Boolean).map((d) => resolve(d)) : [homedir()],
+    feedMaxBytes: e.CLIPYARD_FEED_MAX_BYTES,
+    feedMaxItems: e.CLIPYARD_FEED_MAX_ITEMS,
+    maxFeedsPerOrg: e.CLIPYARD_MAX_FEEDS_PER_ORG,
+    maxLiveJobsPerOrg: e.CLIPYARD_MAX_LIVE_JOBS_PER_ORG ?? Math.ceil(e.CLIPYARD_WORKERS / 2),
+    downloadStallSeconds: e.CLIPYARD_DOWNLOAD_STALL_SECONDS,
+    maxQueuedRendersPerOrg: e.CLIPYARD_MAX_QUEUED_RENDERS_PER_ORG,
     logLevel: e.CLIPYARD_LOG_LEVEL,
     ffmpegPath: e.FFMPEG_PATH,
     ytdlpPath: e.YTDLP_PATH,

@@ -53,6 +53,8 @@ export const ERRORS = {
   too_many_requests: { type: "rate_limit_error", status: 429, description: "per-key budget exhausted; see Retry-After" },
   upload_quota_exceeded: { type: "invalid_request_error", status: 507, description: "extension: the organisation's unfinished and kept uploads would pass CLIPYARD_UPLOAD_QUOTA_BYTES; finish, use or delete some" },
   insufficient_storage: { type: "api_error", status: 507, description: "extension: the appliance's data disk is down to its free-space reserve (CLIPYARD_DISK_RESERVE_BYTES); uploads and new jobs are refused until space is freed" },
+  too_many_queued_renders: { type: "rate_limit_error", status: 429, description: "extension: the organisation already has CLIPYARD_MAX_QUEUED_RENDERS_PER_ORG re-renders queued or rendering in this environment; see Retry-After" },
+  feed_limit_reached: { type: "invalid_request_error", status: 409, description: "extension: the organisation already has CLIPYARD_MAX_FEEDS_PER_ORG feeds registered (both environments); delete one first" },
   internal_error: { type: "api_error", status: 500, description: "unexpected server error" },
   // Codes that appear only as error.code of a failed job.
   youtube_ingestion_failed: { type: "invalid_request_error", status: null, description: "video download failed; job ends failed; no charge" },

@@ -323,4 +323,12 @@ export const migrations: string[] = [
   );
   CREATE INDEX rate_hits_bucket_at ON rate_hits(bucket, at);
   `,
+  /* 10: fair scheduling across organisations. Claims go to the organisation served least recently
+     (the latest started_at of its live jobs, of its re-renders), and an organisation's running live
+     jobs are bounded: both read per organisation at every claim, hence the indexes. */ `
+  ALTER TABLE clip_renders ADD COLUMN started_at INTEGER;
+  CREATE INDEX clip_renders_org_started ON clip_renders(org_id, env, started_at);
+  CREATE INDEX jobs_org_env_started ON jobs(org_id, env, started_at);
+  CREATE INDEX jobs_org_env_status ON jobs(org_id, env, status);
+  `,
 ];

@@ -290,6 +290,7 @@ export const clipRenders = sqliteTable("clip_renders", {
   error: text("error"),
   createdAt: integer("created_at").notNull(),
   completedAt: integer("completed_at"),
+  startedAt: integer("started_at"),
 });
 export type ClipRenderRow = typeof clipRenders.$inferSelect;
 

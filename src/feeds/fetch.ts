@@ -2,7 +2,7 @@ import type { NetworkPolicy } from "../net/ip-policy.ts";
 import { safeRequest } from "../net/safe-fetch.ts";
 
 export const FEED_TIMEOUT_MS = 20_000;
-/** Largest feed document read; big back catalogues run to a few MiB. */
+/** Largest feed document read by default (CLIPYARD_FEED_MAX_BYTES); big back catalogues run to a few MiB. */
 export const MAX_FEED_BYTES = 10 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
 
@@ -13,7 +13,8 @@ export interface Validators {
 
 export type FeedFetch =
   | { kind: "not_modified" }
-  | { kind: "ok"; text: string; validators: Validators }
+  /** The document's bytes, undecoded: the parser thread decodes them (src/feeds/parse-off-thread.ts). */
+  | { kind: "ok"; body: Uint8Array; validators: Validators }
   | { kind: "error"; message: string };
 
 const header = (h: Record<string, string | string[] | undefined>, name: string): string | null => {
@@ -26,7 +27,7 @@ const header = (h: Record<string, string | string[] | undefined>, name: string):
  * (http to https, hosting changes), so redirects are followed, a few hops at most, each hop a fresh
  * request through the SSRF-checked fetcher.
  */
-export async function fetchFeed(url: string, last: Validators, policy: NetworkPolicy): Promise<FeedFetch> {
+export async function fetchFeed(url: string, last: Validators, policy: NetworkPolicy, maxBytes = MAX_FEED_BYTES): Promise<FeedFetch> {
   const headers: Record<string, string> = {
     accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5",
     "user-agent": "clipyard-feeds/1",
@@ -38,7 +39,7 @@ export async function fetchFeed(url: string, last: Validators, policy: NetworkPo
     let res;
     try {
       // One byte over the cap tells a feed that is too large from one that is exactly the cap.
-      res = await safeRequest(at, { headers, timeoutMs: FEED_TIMEOUT_MS, maxBytes: MAX_FEED_BYTES + 1 }, policy);
+      res = await safeRequest(at, { headers, timeoutMs: FEED_TIMEOUT_MS, maxBytes: maxBytes + 1, stopAtMax: true }, policy);
     } catch (err) {
       return { kind: "error", message: `fetch failed: ${(err as Error).message || String(err)}` };
     }
@@ -50,10 +51,10 @@ export async function fetchFeed(url: string, last: Validators, policy: NetworkPo
     }
     if (res.status === 304) return { kind: "not_modified" };
     if (res.status !== 200) return { kind: "error", message: `HTTP ${res.status}` };
-    if (res.body.length > MAX_FEED_BYTES) return { kind: "error", message: `feed larger than ${MAX_FEED_BYTES} bytes` };
+    if (res.body.length > maxBytes) return { kind: "error", message: `feed larger than ${maxBytes} bytes (CLIPYARD_FEED_MAX_BYTES)` };
     return {
       kind: "ok",
-      text: res.body.toString("utf8"),
+      body: res.body,
       validators: { etag: header(res.headers, "etag"), lastModified: header(res.headers, "last-modified") },
     };
   }

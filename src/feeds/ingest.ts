@@ -2,12 +2,12 @@ import { ApiError } from "../errors.ts";
 import { BoundedUrlSchema } from "../net/url-bounds.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
-import type { FeedRow } from "../db/schema.ts";
+import type { FeedItemRow, FeedRow } from "../db/schema.ts";
 import { checkSourceUrl } from "../jobs/source-url.ts";
 import { submitJob, type SubmitEffect } from "../jobs/submit.ts";
 import { log } from "../log.ts";
 import type { Episode } from "./parse.ts";
-import { getFeedById, recordItem, settledItemKeys } from "./store.ts";
+import { getFeedById, recordItem, recordSkippedItems, settledAmong } from "./store.ts";
 
 /** New jobs one poll makes at most; a longer back catalogue continues at the next polls. */
 export const MAX_JOBS_PER_POLL = 50;
@@ -38,26 +38,49 @@ function enclosureProblem(url: string, allowHttp: boolean): string | null {
   return checkSourceUrl("video_url", url, { allowHttp });
 }
 
+/** Skipped episodes written per statement. */
+const SKIP_BATCH = 50;
+/** Longest stretch of synchronous database work before the ingest lets the event loop serve requests. */
+const SLICE_MS = 10;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
- * Turns a feed's episodes into jobs, each at most once. An episode's job and its feed_items row commit
- * in one transaction, and the row's primary key refuses a second one, so a repeated poll (a restart,
- * a lapsed lease, two pollers) never makes a second job. An episode refused by billing is not
- * recorded: it is tried again at the next poll.
+ * Turns a feed's episodes (the newest few the poll keeps) into jobs, each at most once. An episode's
+ * job and its feed_items row commit in one transaction, and the row's primary key refuses a second
+ * one, so a repeated poll (a restart, a lapsed lease, two pollers) never makes a second job. An
+ * episode refused by billing is not recorded: it is tried again at the next poll. Episodes skipped
+ * for good are written in batches, and the work yields to the event loop every few milliseconds, so
+ * requests are served throughout.
  */
-export function ingestEpisodes(deps: IngestDeps, feed: FeedRow, episodes: Episode[], requestId: string): IngestResult {
-  const settled = settledItemKeys(deps.db, feed.id);
+export async function ingestEpisodes(deps: IngestDeps, feed: FeedRow, episodes: Episode[], requestId: string): Promise<IngestResult> {
+  const settled = settledAmong(deps.db, feed.id, episodes.map((e) => e.key));
   const scope = { orgId: feed.orgId, env: feed.env };
   const options = JSON.parse(feed.options);
   const result: IngestResult = { jobsCreated: 0, unsettled: 0, problem: null };
   const fresh = episodes.filter((e) => !settled.has(e.key));
+  let skipped: FeedItemRow[] = [];
+  const flushSkipped = () => {
+    const batch = skipped;
+    skipped = [];
+    tx(deps.db, () => recordSkippedItems(deps.db, batch));
+  };
+  let sliceStart = performance.now();
+  const maybeYield = async () => {
+    if (performance.now() - sliceStart < SLICE_MS) return;
+    await yieldToLoop();
+    sliceStart = performance.now();
+  };
   for (const [i, ep] of fresh.entries()) {
+    await maybeYield();
     const now = deps.clock.now();
     const base = { feedId: feed.id, itemKey: ep.key, enclosureUrl: ep.enclosureUrl, publishedAt: ep.publishedAt, createdAt: now };
     // An undated episode counts as published when first seen.
     const skipReason =
       feed.since !== null && (ep.publishedAt ?? now) <= feed.since ? "published before since" : enclosureProblem(ep.enclosureUrl, deps.allowHttp);
     if (skipReason !== null) {
-      tx(deps.db, () => recordItem(deps.db, { ...base, jobId: null, skippedReason: skipReason }));
+      skipped.push({ ...base, jobId: null, skippedReason: skipReason });
+      if (skipped.length >= SKIP_BATCH) flushSkipped();
       continue;
     }
     if (result.jobsCreated >= MAX_JOBS_PER_POLL) {
@@ -78,7 +101,10 @@ export function ingestEpisodes(deps: IngestDeps, feed: FeedRow, episodes: Episod
       result.jobsCreated++;
     } catch (err) {
       if (err instanceof AlreadySettled) continue;
-      if (err instanceof FeedDeleted) break;
+      if (err instanceof FeedDeleted) {
+        skipped = [];
+        break;
+      }
       result.unsettled = fresh.length - i;
       if (err instanceof ApiError) {
         // Billing refuses every later episode the same way: leave them all for the next poll.
@@ -90,5 +116,6 @@ export function ingestEpisodes(deps: IngestDeps, feed: FeedRow, episodes: Episod
       break;
     }
   }
+  flushSkipped();
   return result;
 }

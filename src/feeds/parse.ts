@@ -48,3 +48,9 @@ export function parseEpisodes(xml: string): Episode[] {
     .sort((a, b) => (a.e.publishedAt ?? Infinity) - (b.e.publishedAt ?? Infinity) || a.i - b.i)
     .map(({ e }) => e);
 }
+
+/** The newest `max` episodes of a feed, oldest first: only they become candidates at a poll. */
+export function newestEpisodes(xml: string, max: number): Episode[] {
+  const all = parseEpisodes(xml);
+  return all.slice(Math.max(0, all.length - max));
+}

@@ -7,7 +7,8 @@ import { log } from "../log.ts";
 import type { NetworkPolicy } from "../net/ip-policy.ts";
 import { FEED_TIMEOUT_MS, fetchFeed } from "./fetch.ts";
 import { ingestEpisodes, type IngestDeps } from "./ingest.ts";
-import { NotAFeed, parseEpisodes } from "./parse.ts";
+import { NotAFeed, type Episode } from "./parse.ts";
+import { PARSE_TIMEOUT_MS, parseNewestEpisodes } from "./parse-off-thread.ts";
 import { claimDueFeeds, finishPoll, nextFeedDueAt, type PollRecord } from "./store.ts";
 
 export interface FeedPollerOptions extends IngestDeps {
@@ -17,10 +18,16 @@ export interface FeedPollerOptions extends IngestDeps {
   /** Called when a poll made jobs, so the scheduler starts them without waiting for its next tick. */
   onJobs(): void;
   concurrency?: number;
+  /** Largest feed document read (CLIPYARD_FEED_MAX_BYTES). */
+  maxBytes?: number;
+  /** Only the newest this-many episodes of a feed are candidates at a poll (CLIPYARD_FEED_MAX_ITEMS). */
+  maxItems?: number;
 }
 
-// Covers the fetch with its redirects and the ingest; a poll still running past it is repeated.
-export const FEED_LEASE_MS = 6 * FEED_TIMEOUT_MS + 60_000;
+export const DEFAULT_FEED_MAX_ITEMS = 200;
+
+// Covers the fetch with its redirects, the parse and the ingest; a poll still running past it is repeated.
+export const FEED_LEASE_MS = 6 * FEED_TIMEOUT_MS + PARSE_TIMEOUT_MS + 60_000;
 
 /**
  * Polls due feeds: one leased poll per feed at a time, across processes sharing the database. Runs
@@ -64,14 +71,21 @@ export class FeedPoller {
   }
 
   private async poll(feed: FeedRow): Promise<void> {
-    const fetched = await fetchFeed(feed.url, { etag: feed.etag, lastModified: feed.lastModified }, this.opts.policy);
+    const fetched = await fetchFeed(feed.url, { etag: feed.etag, lastModified: feed.lastModified }, this.opts.policy, this.opts.maxBytes);
     const now = this.clock.now();
     const record: PollRecord = { now, nextPollAt: now + this.opts.intervalMs, status: "error", error: null };
     if (fetched.kind === "not_modified") record.status = "not_modified";
     else if (fetched.kind === "error") record.error = fetched.message;
     else {
+      let episodes: Episode[] | undefined;
       try {
-        const result = ingestEpisodes(this.opts, feed, parseEpisodes(fetched.text), newId("req"));
+        episodes = await parseNewestEpisodes(fetched.body, this.opts.maxItems ?? DEFAULT_FEED_MAX_ITEMS);
+      } catch (err) {
+        // A document that kills or stalls the parser thread is this feed's problem, not the poller's.
+        record.error = err instanceof NotAFeed ? err.message : `the feed could not be parsed (${(err as Error).message})`;
+      }
+      if (episodes) {
+        const result = await ingestEpisodes(this.opts, feed, episodes, newId("req"));
         if (result.jobsCreated > 0) {
           log.info("feed poll made jobs", { feed: feed.id, jobs: result.jobsCreated });
           this.opts.onJobs();
@@ -81,9 +95,6 @@ export class FeedPoller {
         // Keep the validators only when every episode is settled: otherwise a 304 would hide the
         // episodes still waiting (for credit, or past the per-poll cap) from the next poll.
         record.validators = result.unsettled === 0 ? fetched.validators : { etag: null, lastModified: null };
-      } catch (err) {
-        if (!(err instanceof NotAFeed)) throw err;
-        record.error = err.message;
       }
     }
     if (!finishPoll(this.db, feed.id, this.owner, record)) log.warn("feed lease lost during poll", { feed: feed.id });

@@ -7,12 +7,14 @@ import type { FeedRow } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import type { NetworkPolicy } from "../net/ip-policy.ts";
 import { checkUrl, OutboundRefused } from "../net/safe-fetch.ts";
-import { findFeedByUrl, getFeed, insertFeed, markFeedDeleted } from "./store.ts";
+import { countOrgFeeds, findFeedByUrl, getFeed, insertFeed, markFeedDeleted } from "./store.ts";
 
 export interface FeedDeps {
   db: Db;
   clock: Clock;
   policy: NetworkPolicy;
+  /** Feeds an organisation may have registered at once, both worlds together (CLIPYARD_MAX_FEEDS_PER_ORG). */
+  maxFeedsPerOrg?: number;
   /** Nudges the poller so a new feed is read now, not at the next idle tick. */
   wake(): void;
 }
@@ -32,6 +34,11 @@ export function registerFeed(deps: FeedDeps, scope: Scope, input: { url: string;
   const row = tx(deps.db, () => {
     const existing = findFeedByUrl(deps.db, scope, input.url);
     if (existing) throw new ApiError("feed_already_registered", `This feed is already registered as ${existing.id}.`, "url");
+    // Every feed is polled and parsed for ever: the bound keeps one organisation from filling the poller.
+    const max = deps.maxFeedsPerOrg ?? Infinity;
+    if (countOrgFeeds(deps.db, scope.orgId) >= max) {
+      throw new ApiError("feed_limit_reached", `This organisation already has ${max} feeds registered (both environments); delete one before registering another.`, "url");
+    }
     const now = deps.clock.now();
     const feed: FeedRow = {
       id: newId("feed"),

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Scope } from "../accounts/scope.ts";
 import { skipLocked, type Db } from "../db/client.ts";
 import { feedItems, feeds, type FeedItemRow, type FeedRow } from "../db/schema.ts";
@@ -88,9 +88,19 @@ export function finishPoll(db: Db, id: string, owner: string, r: PollRecord): bo
   return db.update(feeds).set(set).where(and(eq(feeds.id, id), eq(feeds.leaseOwner, owner))).returning({ id: feeds.id }).all().length > 0;
 }
 
-/** Keys of the episodes this feed has already settled (a job made, or skipped for good). */
-export function settledItemKeys(db: Db, feedId: string): Set<string> {
-  return new Set(db.select({ key: feedItems.itemKey }).from(feedItems).where(eq(feedItems.feedId, feedId)).all().map((r) => r.key));
+/** Which of `keys` this feed has already settled (a job made, or skipped for good); asked in slices. */
+export function settledAmong(db: Db, feedId: string, keys: string[]): Set<string> {
+  const settled = new Set<string>();
+  for (let i = 0; i < keys.length; i += 500) {
+    const slice = keys.slice(i, i + 500);
+    for (const r of db.select({ key: feedItems.itemKey }).from(feedItems).where(and(eq(feedItems.feedId, feedId), inArray(feedItems.itemKey, slice))).all()) settled.add(r.key);
+  }
+  return settled;
+}
+
+/** Feeds an organisation has registered, both worlds (the per-organisation bound). */
+export function countOrgFeeds(db: Db, orgId: string): number {
+  return db.select({ n: sql<number>`count(*)` }).from(feeds).where(and(eq(feeds.orgId, orgId), isNull(feeds.deletedAt))).all().map((r) => Number(r.n))[0] ?? 0;
 }
 
 /**
@@ -105,4 +115,15 @@ export function recordItem(db: Db, row: FeedItemRow): boolean {
     .where(eq(feeds.id, row.feedId))
     .run();
   return true;
+}
+
+/**
+ * Records episodes skipped for good (job_id null) in one statement; rows already recorded are left
+ * as they are. Bumps the feed's items_seen by the rows written. Returns how many were written.
+ */
+export function recordSkippedItems(db: Db, rows: FeedItemRow[]): number {
+  if (rows.length === 0) return 0;
+  const written = db.insert(feedItems).values(rows).onConflictDoNothing().returning({ key: feedItems.itemKey }).all().length;
+  if (written > 0) db.update(feeds).set({ itemsSeen: sql`${feeds.itemsSeen} + ${written}` }).where(eq(feeds.id, rows[0]!.feedId)).run();
+  return written;
 }

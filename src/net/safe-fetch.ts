@@ -94,8 +94,8 @@ export interface SafeResponse {
   body: Buffer;
 }
 
-/** A whole request: at most `maxBytes` of the response body are kept (the rest is drained). */
-export async function safeRequest(raw: string, req: SafeRequest & { maxBytes?: number }, policy: NetworkPolicy): Promise<SafeResponse> {
+/** A whole request: at most `maxBytes` of the response body are kept (the rest is drained, or with `stopAtMax` not read). */
+export async function safeRequest(raw: string, req: SafeRequest & { maxBytes?: number; stopAtMax?: boolean }, policy: NetworkPolicy): Promise<SafeResponse> {
   const res = await openRequest(raw, req, policy);
   const max = req.maxBytes ?? 64 * 1024;
   const chunks: Buffer[] = [];
@@ -107,6 +107,11 @@ export async function safeRequest(raw: string, req: SafeRequest & { maxBytes?: n
         const part = (chunk as Buffer).subarray(0, max - kept);
         chunks.push(part);
         kept += part.length;
+      }
+      // A caller that refuses an over-long body need not wait for the rest of it.
+      if (req.stopAtMax && kept >= max) {
+        res.destroy();
+        break;
       }
     }
   } finally {

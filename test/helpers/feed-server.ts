@@ -18,7 +18,8 @@ export interface FeedRequest {
   at: number;
 }
 
-function rss(episodes: FeedEpisode[]): string {
+/** An RSS 2.0 document listing the episodes newest first, as hosts do. */
+export function rss(episodes: FeedEpisode[]): string {
   const items = episodes
     .map(
       (e) => `<item><title>${e.title ?? e.guid ?? e.url}</title>${e.guid ? `<guid isPermaLink="false">${e.guid}</guid>` : ""}${
@@ -123,4 +124,27 @@ export const episodes = (n: number, base = "https://media.example.com/ep"): Feed
  */
 export async function pollDueFeeds(app: TestAppliance, clock: Clock): Promise<void> {
   while ((nextFeedDueAt(app.ctx.db) ?? Infinity) <= clock.now()) await app.feeds.tick();
+}
+
+/**
+ * A host in a child process serving the RSS file at `path` (test/helpers/feed-file-host.ts); rewrite
+ * the file to change the document (its ETag follows the file's size and mtime).
+ */
+export async function startFeedFileHost(path: string) {
+  const child = Bun.spawn([process.execPath, `${import.meta.dir}/feed-file-host.ts`, path], { stdout: "pipe", stderr: "inherit" });
+  const reader = child.stdout.getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the feed host exited before it listened");
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const base = `http://127.0.0.1:${Number(out.trim())}`;
+  return {
+    url: () => `${base}/feed.xml`,
+    /** The statuses the host answered /feed.xml with, in order. */
+    statuses: async (): Promise<number[]> => (await fetch(`${base}/requests`)).json() as Promise<number[]>,
+    stop: () => child.kill(),
+  };
 }
