@@ -24,6 +24,8 @@ export interface Lease {
 
 export interface SchedulerOptions {
   workers: number;
+  /** Live jobs one organisation may hold in processing at once (acquiring or running). */
+  perOrgLimit?: number;
   timeScale: number;
   leaseMs?: number;
   /** Upper bound on the sleep between ticks when nothing is due. */
@@ -46,6 +48,8 @@ export class Scheduler {
   private readonly pacer: Pacer;
   private closing = false;
   private lastHousekeeping = -Infinity;
+  /** The last tick left queued live jobs it could not claim; a job ending (wake) or the idle tick retries. */
+  private liveBlocked = false;
 
   constructor(
     private readonly db: Db,
@@ -56,7 +60,7 @@ export class Scheduler {
     private readonly opts: SchedulerOptions,
   ) {
     this.leaseMs = opts.leaseMs ?? 60_000;
-    this.pacer = new Pacer("scheduler tick", clock, () => this.tick(), () => nextWakeAt(this.db), opts.maxIdleMs ?? 1000);
+    this.pacer = new Pacer("scheduler tick", clock, () => this.tick(), () => nextWakeAt(this.db, this.liveBlocked), opts.maxIdleMs ?? 1000);
   }
 
   get activeLiveJobs(): number {
@@ -85,8 +89,9 @@ export class Scheduler {
       const claimed = job;
       this.guarded(claimed, () => this.sandbox.begin(claimed, this.owner));
     }
+    this.liveBlocked = true;
     while (!this.closing && this.running.size < this.opts.workers) {
-      const job = claimNextQueued(this.db, "live", this.owner, now, this.leaseMs);
+      const job = claimNextQueued(this.db, "live", this.owner, now, this.leaseMs, this.opts.perOrgLimit ?? this.opts.workers);
       if (!job) break;
       this.startLive(job);
     }

@@ -50,10 +50,31 @@ export function latestJob(db: Db, scope: Scope): JobRow | undefined {
  * or undefined. On PostgreSQL the inner SELECT skips a row another node is claiming at this moment,
  * so concurrent workers each get a different job instead of racing for the first.
  */
-export function claimNextQueued(db: Db, env: "live" | "test", owner: string, now: number, leaseMs: number): JobRow | undefined {
-  const row = claimStatement(db).get(now, owner, now + leaseMs, env) as JobRow | null;
+export function claimNextQueued(db: Db, env: "live" | "test", owner: string, now: number, leaseMs: number, perOrgLimit?: number): JobRow | undefined {
+  const row = (env === "live" && perOrgLimit !== undefined ? fairClaimStatement(db).get(now, owner, now + leaseMs, perOrgLimit) : claimStatement(db).get(now, owner, now + leaseMs, env)) as JobRow | null;
   return row ?? undefined;
 }
+
+/**
+ * The live claim, still one guarded statement: among queued live jobs of organisations holding fewer
+ * than ?4 live jobs in processing, the job of the organisation whose latest live job started longest
+ * ago (never: first) goes next, oldest first within it. So claims go round-robin across
+ * organisations and one organisation's backlog or slow sources cannot hold every worker. Across
+ * PostgreSQL nodes claiming at the same instant an organisation may briefly exceed the bound by one
+ * per node: each statement counts the rows committed before it.
+ */
+const fairClaimStatement = preparedOnce((db) =>
+  db.$client.query(
+    `UPDATE jobs SET status = 'processing', started_at = coalesce(started_at, ?1), lease_owner = ?2, lease_expires_at = ?3, attempts = attempts + 1
+     WHERE seq = (SELECT q.seq FROM jobs q
+                  WHERE q.status = 'queued' AND q.env = 'live' AND q.run_after <= ?1
+                    AND (SELECT count(*) FROM jobs p WHERE p.org_id = q.org_id AND p.env = 'live' AND p.status = 'processing') < ?4
+                  ORDER BY coalesce((SELECT max(s.started_at) FROM jobs s WHERE s.org_id = q.org_id AND s.env = 'live'), 0), q.run_after, q.seq
+                  LIMIT 1${skipLocked(db)})
+       AND status = 'queued'
+     RETURNING ${camelColumns(jobs)}`,
+  ),
+);
 
 const claimStatement = preparedOnce((db) =>
   db.$client.query(
@@ -134,12 +155,17 @@ export function overdueJobs(db: Db, createdBefore: number): JobRow[] {
     .all();
 }
 
-/** Earliest time at which the scheduler has something to do, or undefined. */
-export function nextWakeAt(db: Db): number | undefined {
+/**
+ * Earliest time at which the scheduler has something to do, or undefined. `liveBlocked`: the last
+ * tick could claim no more live jobs (every worker busy, or the waiting organisations at their
+ * bound), so queued live jobs are not due until a job ends and wakes the scheduler.
+ */
+export function nextWakeAt(db: Db, liveBlocked = false): number | undefined {
+  const queued = liveBlocked ? sql`(${jobs.status} = 'queued' AND ${jobs.env} = 'test')` : sql`${jobs.status} = 'queued'`;
   const row = db
     .select({ t: sql<number | null>`min(${jobs.runAfter})` })
     .from(jobs)
-    .where(sql`${jobs.status} = 'queued' OR (${jobs.status} = 'processing' AND ${jobs.leaseOwner} IS NULL)`)
+    .where(sql`${queued} OR (${jobs.status} = 'processing' AND ${jobs.leaseOwner} IS NULL)`)
     .get();
   return row?.t ?? undefined;
 }

@@ -5,6 +5,9 @@ import { openRequest } from "../net/safe-fetch.ts";
 
 export class DownloadError extends Error {}
 
+/** Progress, for the stall check: at least this many bytes within each stall period. */
+export const STALL_MIN_BYTES = 64 * 1024;
+
 export interface DownloadOptions {
   policy: NetworkPolicy;
   maxBytes: number;
@@ -13,6 +16,13 @@ export interface DownloadOptions {
   maxRedirects?: number;
   /** What the size limit is called in errors (the setting a user would raise). */
   limitName?: string;
+  /**
+   * A body that brings less than STALL_MIN_BYTES in this long is given up: a source dripping a byte
+   * now and then keeps the socket's idle timer happy and would hold a worker until the watchdog.
+   */
+  stallMs?: number;
+  /** The setting that names stallMs, for the error. */
+  stallName?: string;
   signal?: AbortSignal;
   onProgress?(bytes: number, total: number | undefined): void;
 }
@@ -50,10 +60,24 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
     let writeError: Error | undefined;
     out.on("error", (e) => (writeError ??= e));
     let bytes = 0;
+    let stalled: DownloadError | undefined;
+    let mark = { bytes: 0, at: Date.now() };
+    const stallMs = opts.stallMs;
+    const watch =
+      stallMs === undefined
+        ? undefined
+        : setInterval(() => {
+            if (Date.now() - mark.at <= stallMs) return;
+            stalled = new DownloadError(
+              `the source sent ${bytes - mark.bytes} bytes in ${Math.round(stallMs / 100) / 10} s, under ${STALL_MIN_BYTES} bytes: the download stalled (${opts.stallName ?? "CLIPYARD_DOWNLOAD_STALL_SECONDS"})`,
+            );
+            res.destroy(stalled);
+          }, Math.max(50, stallMs / 8));
     try {
       for await (const chunk of res) {
         if (writeError) throw writeError;
         bytes += (chunk as Buffer).length;
+        if (bytes - mark.bytes >= STALL_MIN_BYTES) mark = { bytes, at: Date.now() };
         if (bytes > opts.maxBytes) throw new DownloadError(`the file passed the ${opts.maxBytes}-byte limit (${opts.limitName ?? "CLIPYARD_MAX_MEDIA_BYTES"})`);
         // A stream that failed (ENOSPC) never drains: wait for whichever comes first.
         if (!out.write(chunk)) await drainedOrFailed(out);
@@ -64,7 +88,10 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
       res.destroy();
       out.destroy();
       await rm(tmp, { force: true });
+      if (stalled) throw stalled;
       throw err instanceof DownloadError ? err : new DownloadError(`download of ${current} broke off: ${(err as Error).message}`);
+    } finally {
+      clearInterval(watch);
     }
     await rename(tmp, dest);
     return { bytes, contentType: res.headers["content-type"], finalUrl: current };

@@ -114,6 +114,7 @@ export async function acquire(
       await downloadToFile(source.url, path, {
         policy: { allowPrivateNetwork: config.allowPrivateNetwork, allowHttp: config.allowHttp },
         maxBytes: config.maxMediaBytes,
+        stallMs: config.downloadStallSeconds * 1000,
         signal: opts.signal,
         onProgress: (bytes, total) => total && opts.onProgress?.(bytes / total),
       });

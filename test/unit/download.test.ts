@@ -7,6 +7,7 @@ import { DownloadError, downloadToFile } from "../../src/media/download.ts";
 const lan = { allowPrivateNetwork: true, allowHttp: true };
 let server: ReturnType<typeof Bun.serve>;
 let base: string;
+let steadySent = 0;
 const dir = mkdtempSync(join(tmpdir(), "clipyard-dl-"));
 const payload = new Uint8Array(300_000).map((_, i) => i % 251);
 
@@ -20,6 +21,9 @@ beforeAll(() => {
       if (p === "/redirect") return Response.redirect("/media.mp4", 302);
       if (p === "/loop") return Response.redirect("/loop", 302);
       if (p === "/to-metadata") return Response.redirect("http://169.254.169.254/latest", 302);
+      // 64 KiB every 150 ms: slow but steady. One byte every 100 ms: a drip.
+      if (p === "/steady") return new Response(new ReadableStream({ async pull(c) { await Bun.sleep(150); c.enqueue(new Uint8Array(64 * 1024)); if (++steadySent === 6) c.close(); } }));
+      if (p === "/drip") return new Response(new ReadableStream({ async pull(c) { await Bun.sleep(100); c.enqueue(new Uint8Array(1)); } }));
       if (p === "/chunked") return new Response(new ReadableStream({ start(c) { for (let i = 0; i < 10; i++) c.enqueue(payload); c.close(); } }));
       return new Response("nope", { status: 404 });
     },
@@ -48,4 +52,15 @@ test("refusals: private targets without the LAN flag, redirects to metadata, loo
   await expect(downloadToFile(`${base}/to-metadata`, join(dir, "e"), { policy: lan, maxBytes: 1e9 })).rejects.toThrow(/metadata/);
   await expect(downloadToFile(`${base}/loop`, join(dir, "f"), { policy: lan, maxBytes: 1e9 })).rejects.toThrow(/redirects/);
   await expect(downloadToFile(`${base}/missing`, join(dir, "g"), { policy: lan, maxBytes: 1e9 })).rejects.toThrow(/404/);
+});
+
+test("a body bringing under 64 KiB per stall period fails; a slow but steady one does not", async () => {
+  const steady = await downloadToFile(`${base}/steady`, join(dir, "steady.mp4"), { policy: lan, maxBytes: 10_000_000, stallMs: 600 });
+  expect(steady.bytes).toBe(6 * 64 * 1024);
+  const started = Date.now();
+  const dest = join(dir, "drip.mp4");
+  await expect(downloadToFile(`${base}/drip`, dest, { policy: lan, maxBytes: 10_000_000, stallMs: 600 })).rejects.toThrow(/the download stalled \(CLIPYARD_DOWNLOAD_STALL_SECONDS\)/);
+  // Given up one stall period after the last progress (the start), not at a socket or watchdog timeout.
+  expect(Date.now() - started).toBeLessThan(3000);
+  expect(existsSync(dest) || existsSync(`${dest}.part`)).toBe(false);
 });
