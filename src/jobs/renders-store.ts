@@ -6,7 +6,7 @@ import { clipRenders, type ClipRenderRow } from "../db/schema.ts";
 
 /** One small function per statement on clip_renders; state changes are guarded by the state they expect. */
 
-export function insertRender(db: Db, row: Omit<ClipRenderRow, "leaseOwner" | "leaseExpiresAt" | "attempts" | "error" | "completedAt"> & { completedAt?: number | null }): ClipRenderRow {
+export function insertRender(db: Db, row: Omit<ClipRenderRow, "leaseOwner" | "leaseExpiresAt" | "attempts" | "error" | "completedAt" | "startedAt"> & { completedAt?: number | null }): ClipRenderRow {
   return db.insert(clipRenders).values({ ...row, attempts: 0 }).returning().get();
 }
 
@@ -15,19 +15,30 @@ export function renderByIdempotencyKey(db: Db, scope: Scope, key: string): ClipR
 }
 
 /**
- * Queued renders, or renders whose worker died (lease lapsed), oldest first; takes a lease on one in
- * one statement (on PostgreSQL skipping a row another node is claiming at this moment).
+ * Queued renders, or renders whose worker died (lease lapsed); takes a lease on one in one statement
+ * (on PostgreSQL skipping a row another node is claiming at this moment). Round-robin across
+ * organisations: the organisation whose latest render started longest ago (never: first) goes next,
+ * oldest first within it, so one organisation's burst delays another's render by one render at most.
  */
+/** Re-renders an organisation has waiting or in progress in a world (the per-organisation queue bound). */
+export function pendingRenderCount(db: Db, scope: Scope): number {
+  const row = db.$client
+    .query(`SELECT count(*) AS n FROM clip_renders WHERE org_id = ?1 AND env = ?2 AND status IN ('queued', 'rendering')`)
+    .get(scope.orgId, scope.env) as { n: number | string };
+  return Number(row.n);
+}
+
 export function claimNextRender(db: Db, owner: string, now: number, leaseMs: number): ClipRenderRow | undefined {
   return (claimRender(db).get(owner, now + leaseMs, now) as ClipRenderRow | null) ?? undefined;
 }
 
 const claimRender = preparedOnce((db) =>
   db.$client.query(
-    `UPDATE clip_renders SET status = 'rendering', lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
-     WHERE id = (SELECT id FROM clip_renders
-                 WHERE env = 'live' AND (status = 'queued' OR (status = 'rendering' AND lease_expires_at < ?3))
-                 ORDER BY created_at LIMIT 1${skipLocked(db)})
+    `UPDATE clip_renders SET status = 'rendering', lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1, started_at = ?3
+     WHERE id = (SELECT q.id FROM clip_renders q
+                 WHERE q.env = 'live' AND (q.status = 'queued' OR (q.status = 'rendering' AND q.lease_expires_at < ?3))
+                 ORDER BY coalesce((SELECT max(s.started_at) FROM clip_renders s WHERE s.org_id = q.org_id AND s.env = 'live'), 0), q.created_at
+                 LIMIT 1${skipLocked(db)})
        AND (status = 'queued' OR (status = 'rendering' AND lease_expires_at < ?3))
      RETURNING ${camelColumns(clipRenders)}`,
   ),

@@ -11,7 +11,10 @@ import type { ClipFormat } from "../pipeline/render/render.ts";
 import { clipCaptionStyle, jobWorkDir, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
 import type { ObjectStore } from "../storage/index.ts";
-import { insertRender, renderByIdempotencyKey } from "./renders-store.ts";
+import { insertRender, pendingRenderCount, renderByIdempotencyKey } from "./renders-store.ts";
+
+/** Seconds a caller refused by the queue bound is told to wait: about one render. */
+const QUEUE_RETRY_AFTER_S = 30;
 import { getJob, getJobById, replaceOutput } from "./store.ts";
 
 /** What a caller may change on a clip; anything left out keeps the clip's current value. */
@@ -47,6 +50,8 @@ export class RenderRequests {
     private readonly wake: () => void,
     /** Shared storage: a job this node did not run has its checkpoint (the words) in the bucket. */
     private readonly store?: ObjectStore,
+    /** Re-renders one organisation may have queued or rendering in a world; more are refused with 429. */
+    private readonly maxQueuedPerOrg = Infinity,
   ) {}
 
   /**
@@ -81,9 +86,18 @@ export class RenderRequests {
       const basis = clip.render && clip.render.status !== "failed" ? clip.render : currentRender(job, clip);
       const unchanged = sameRender(basis, wanted);
       if (unchanged && idempotencyKey === undefined) return { job, clip, replayed: false };
+      const sandbox = job.env === "test";
+      // Sandbox renders complete at once and queue nothing; a live burst must not fill the one queue.
+      if (!unchanged && !sandbox && pendingRenderCount(this.db, scope) >= this.maxQueuedPerOrg) {
+        throw new ApiError(
+          "too_many_queued_renders",
+          `This organisation already has ${this.maxQueuedPerOrg} re-renders queued or rendering; request more once some finish.`,
+          null,
+          { "retry-after": String(QUEUE_RETRY_AFTER_S) },
+        );
+      }
       const now = this.clock.now();
       const id = newId("rnd");
-      const sandbox = job.env === "test";
       insertRender(this.db, {
         id, jobId: job.id, orgId: job.orgId, env: job.env, clipId, params: JSON.stringify(wanted), idempotencyKey: idempotencyKey ?? null, requestHash,
         // Sandbox jobs render nothing: the request is recorded and done at once (docs/api.md).
