@@ -157,7 +157,7 @@ export type Config = {
   feedMaxItems: number;
   /** Feeds an organisation may have registered at once, both worlds together. */
   maxFeedsPerOrg: number;
-  /** Live jobs one organisation may have acquiring or running at once (default: half the workers, rounded up). */
+  /** Live jobs one organisation may have acquiring or running at once on this node (default: half its workers, rounded up). */
   maxLiveJobsPerOrg: number;
   /** A media download receiving less than 64 KiB in this many seconds fails with media_fetch_failed (real seconds). */
   downloadStallSeconds: number;

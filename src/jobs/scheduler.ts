@@ -24,7 +24,7 @@ export interface Lease {
 
 export interface SchedulerOptions {
   workers: number;
-  /** Live jobs one organisation may hold in processing at once (acquiring or running). */
+  /** Live jobs one organisation may hold in processing at once on this node (acquiring or running). */
   perOrgLimit?: number;
   timeScale: number;
   leaseMs?: number;

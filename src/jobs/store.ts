@@ -57,18 +57,18 @@ export function claimNextQueued(db: Db, env: "live" | "test", owner: string, now
 
 /**
  * The live claim, still one guarded statement: among queued live jobs of organisations holding fewer
- * than ?4 live jobs in processing, the job of the organisation whose latest live job started longest
- * ago (never: first) goes next, oldest first within it. So claims go round-robin across
- * organisations and one organisation's backlog or slow sources cannot hold every worker. Across
- * PostgreSQL nodes claiming at the same instant an organisation may briefly exceed the bound by one
- * per node: each statement counts the rows committed before it.
+ * than ?4 live jobs in processing under this worker (?2: the bound is per node, so a cluster's
+ * capacity for one organisation grows with its nodes), the job of the organisation whose latest live
+ * job started longest ago (never: first) goes next, oldest first within it. So claims go round-robin
+ * across organisations, cluster-wide, and one organisation's backlog or slow sources cannot hold
+ * every worker of a node.
  */
 const fairClaimStatement = preparedOnce((db) =>
   db.$client.query(
     `UPDATE jobs SET status = 'processing', started_at = coalesce(started_at, ?1), lease_owner = ?2, lease_expires_at = ?3, attempts = attempts + 1
      WHERE seq = (SELECT q.seq FROM jobs q
                   WHERE q.status = 'queued' AND q.env = 'live' AND q.run_after <= ?1
-                    AND (SELECT count(*) FROM jobs p WHERE p.org_id = q.org_id AND p.env = 'live' AND p.status = 'processing') < ?4
+                    AND (SELECT count(*) FROM jobs p WHERE p.org_id = q.org_id AND p.env = 'live' AND p.status = 'processing' AND p.lease_owner = ?2) < ?4
                   ORDER BY coalesce((SELECT max(s.started_at) FROM jobs s WHERE s.org_id = q.org_id AND s.env = 'live'), 0), q.run_after, q.seq
                   LIMIT 1${skipLocked(db)})
        AND status = 'queued'
