@@ -37,7 +37,7 @@ const claimRender = preparedOnce((db) =>
     `UPDATE clip_renders SET status = 'rendering', lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1, started_at = ?3
      WHERE id = (SELECT q.id FROM clip_renders q
                  WHERE q.env = 'live' AND (q.status = 'queued' OR (q.status = 'rendering' AND q.lease_expires_at < ?3))
-                 ORDER BY coalesce((SELECT max(s.started_at) FROM clip_renders s WHERE s.org_id = q.org_id AND s.env = 'live'), 0), q.created_at
+                 ORDER BY coalesce((SELECT s.started_at FROM clip_renders s WHERE s.org_id = q.org_id AND s.env = 'live' AND s.started_at IS NOT NULL ORDER BY s.started_at DESC LIMIT 1), 0), q.created_at
                  LIMIT 1${skipLocked(db)})
        AND (status = 'queued' OR (status = 'rendering' AND lease_expires_at < ?3))
      RETURNING ${camelColumns(clipRenders)}`,

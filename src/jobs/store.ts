@@ -69,7 +69,7 @@ const fairClaimStatement = preparedOnce((db) =>
      WHERE seq = (SELECT q.seq FROM jobs q
                   WHERE q.status = 'queued' AND q.env = 'live' AND q.run_after <= ?1
                     AND (SELECT count(*) FROM jobs p WHERE p.org_id = q.org_id AND p.env = 'live' AND p.status = 'processing' AND p.lease_owner = ?2) < ?4
-                  ORDER BY coalesce((SELECT max(s.started_at) FROM jobs s WHERE s.org_id = q.org_id AND s.env = 'live'), 0), q.run_after, q.seq
+                  ORDER BY coalesce((SELECT s.started_at FROM jobs s WHERE s.org_id = q.org_id AND s.env = 'live' AND s.started_at IS NOT NULL ORDER BY s.started_at DESC LIMIT 1), 0), q.run_after, q.seq
                   LIMIT 1${skipLocked(db)})
        AND status = 'queued'
      RETURNING ${camelColumns(jobs)}`,
