@@ -23,10 +23,14 @@ export function parseNewestEpisodes(body: Uint8Array, maxItems: number): Promise
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      void worker.terminate();
       fn();
     };
-    const timer = setTimeout(() => settle(() => reject(new NotAFeed(`the feed took more than ${PARSE_TIMEOUT_MS / 1000} s to parse`))), PARSE_TIMEOUT_MS);
+    // After its answer the thread ends by itself, tearing its heap down on its own time; terminate()
+    // from here would make this thread wait for that.
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      settle(() => reject(new NotAFeed(`the feed took more than ${PARSE_TIMEOUT_MS / 1000} s to parse`)));
+    }, PARSE_TIMEOUT_MS);
     worker.on("message", (m: { episodes?: Episode[]; error?: string; notAFeed?: boolean }) =>
       settle(() => (m.episodes ? resolve(m.episodes) : reject(m.notAFeed ? new NotAFeed(m.error!) : new Error(`feed parser: ${m.error}`)))),
     );
