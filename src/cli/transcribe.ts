@@ -1,7 +1,8 @@
 import { transcribeFile } from "../pipeline/transcribe/transcribe.ts";
+import { speakersFromFlag } from "../pipeline/transcribe/cast.ts";
 import { formatTranscript } from "../pipeline/transcribe/segments.ts";
 
-const USAGE = `usage: clipyard transcribe FILE [--json] [--model NAME] [--language CODE|auto] [--speakers N] [--no-diarize]\n`;
+const USAGE = `usage: clipyard transcribe FILE [--json] [--model NAME] [--language CODE|auto] [--speakers N|"NAME, NAME"] [--no-diarize]\n`;
 
 export default async function transcribe(argv: string[]): Promise<number> {
   let file: string | undefined;
@@ -12,7 +13,14 @@ export default async function transcribe(argv: string[]): Promise<number> {
     if (a === "--json") json = true;
     else if (a === "--model") opts.model = argv[++i];
     else if (a === "--language") opts.language = argv[++i];
-    else if (a === "--speakers") opts.numSpeakers = Number(argv[++i]);
+    else if (a === "--speakers") {
+      const speakers = speakersFromFlag(argv[++i] ?? "");
+      if (typeof speakers === "string") {
+        process.stderr.write(`${speakers}\n${USAGE}`);
+        return 2;
+      }
+      opts.speakers = speakers;
+    }
     else if (a === "--no-diarize") opts.diarize = false;
     else if (a === "-h" || a === "--help") {
       process.stdout.write(USAGE);
@@ -42,6 +50,7 @@ export default async function transcribe(argv: string[]): Promise<number> {
       words: t.words.map(({ word, start, end, speaker }) => ({ word, start, end, speaker })),
       language: t.language,
       speakerNames: t.speakerNames ?? {},
+      ...(t.speakerNameEvidence ? { speaker_names: t.speakerNameEvidence } : {}),
       engine: t.engine,
     };
     process.stdout.write(JSON.stringify(out, null, 2) + "\n");

@@ -83,6 +83,7 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
       guest_share_url: base,
       show_notes: out.show_notes,
       transcript: out.transcript,
+      ...(out.speaker_names?.length ? { speaker_names: out.speaker_names } : {}),
       ...(out.warnings?.length ? { warnings: out.warnings } : {}),
       ...(out.engine ? { engine: out.engine } : {}),
       ...(out.exports

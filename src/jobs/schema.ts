@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CAPTION_STYLES } from "../pipeline/render/captions.ts";
 import { FORMATS, type ClipFormat } from "../pipeline/render/graph.ts";
+import { SpeakersOptionSchema } from "../pipeline/transcribe/cast.ts";
 import { SOURCE_TYPES } from "./source-url.ts";
 import { BoundedUrlSchema, MAX_URL_LENGTH } from "../net/url-bounds.ts";
 import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../pipeline/highlights/highlights.ts";
@@ -21,6 +22,7 @@ export const JobOptionsSchema = z
     clip_count: clip.clip_count.unwrap().optional().describe(`Extension: number of clips, 1-10 (default ${DEFAULT_CLIP_COUNT}).`),
     min_clip_seconds: clip.min_clip_seconds.unwrap().optional().describe(`Extension: shortest clip in seconds, 5-300 (default ${DEFAULT_MIN_CLIP_SECONDS}).`),
     max_clip_seconds: clip.max_clip_seconds.unwrap().optional().describe(`Extension: longest clip in seconds, 10-600 (default ${DEFAULT_MAX_CLIP_SECONDS}).`),
+    speakers: SpeakersOptionSchema.optional(),
   })
   .strict()
   .refine(
@@ -121,6 +123,10 @@ export const JobOutputSchema = z.object({
   guest_share_url: z.string(),
   show_notes: z.string(),
   transcript: z.array(TranscriptSegmentSchema),
+  speaker_names: z
+    .array(z.object({ speaker: z.string().describe("the voice's label (Speaker N)"), name: z.string().describe("the name the transcript shows for it"), evidence: z.array(z.string()).describe("why: the words that named it, or the speakers option") }))
+    .optional()
+    .describe("Extension: the speakers the transcript names, and why each name was given; absent when nobody was named"),
   warnings: z.array(z.string()).optional().describe("Extension: what could not be produced (a clip or the trailer that failed to render)"),
   engine: z.record(z.string(), z.string()).optional().describe("Extension: engines and models that ran (asr, highlights, ffmpeg)"),
   transcript_srt_url: z.string().optional().describe("Extension: the speaker-labelled transcript as SRT"),

@@ -23,6 +23,7 @@ import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
 import { isOutOfSpace } from "../storage/disk-space.ts";
 import { planTrailer, renderTrailer } from "./render/trailer.ts";
 import { transcribeFile } from "./transcribe/transcribe.ts";
+import type { SpeakersOption } from "./transcribe/cast.ts";
 import type { ClipPlan, MediaInfo, Transcript } from "./types.ts";
 
 const FORMATS_RENDERED: ClipFormat[] = ["linkedin", "x"];
@@ -35,6 +36,7 @@ export interface LiveOptions {
   clip_count?: number;
   min_clip_seconds?: number;
   max_clip_seconds?: number;
+  speakers?: SpeakersOption;
 }
 
 /** Everything a live job produces, stage by stage; JSON so each stage's result survives a restart. */
@@ -103,7 +105,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
       weight: 6,
       run: async (ctx) => {
         try {
-          ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { onProgress: ctx.report, signal: ctx.signal, maxSeconds: config.maxMediaSeconds });
+          ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { speakers: options(job).speakers, onProgress: ctx.report, signal: ctx.signal, maxSeconds: config.maxMediaSeconds });
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           if (err instanceof DecodedTooLongError) throw new PipelineError("media_fetch_failed", decodedTooLongMessage(err.limitSeconds, config.maxMediaSeconds), { cause: err });
@@ -238,7 +240,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
       run: async (ctx) => {
         const { transcript, plan, rendered, source } = ctx.state as Required<LiveState>;
         writeFileSync(join(outDir(job), "notes.md"), plan.showNotes);
-        writeFileSync(join(outDir(job), "transcript.json"), JSON.stringify({ language: transcript.language, segments: namedSegments(transcript), words: transcript.words }));
+        writeFileSync(join(outDir(job), "transcript.json"), JSON.stringify({ language: transcript.language, segments: namedSegments(transcript), words: transcript.words, speaker_names: transcript.speakerNameEvidence ?? [] }));
         ctx.state.exports = writeExports(outDir(job), {
           title: notesTitle(plan.showNotes) ?? "Episode",
           words: transcript.words,
@@ -304,6 +306,7 @@ export function buildOutput(state: LiveState, job: JobRow): StoredOutput {
     trailer: state.trailer ?? null,
     show_notes: state.plan!.showNotes,
     transcript: namedSegments(state.transcript!),
+    ...(state.transcript?.speakerNameEvidence?.length ? { speaker_names: state.transcript.speakerNameEvidence } : {}),
     ...(state.exports ? { exports: exportRefs(state.exports, "job") } : {}),
     warnings: state.warnings.length ? state.warnings : undefined,
     engine: state.engine,

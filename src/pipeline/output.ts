@@ -31,6 +31,13 @@ export interface StoredClip extends ClipContent {
   render?: ClipRenderState;
 }
 
+/** A name in the transcript: the voice's label, the name shown for it, and why it was given. */
+export interface SpeakerNameRecord {
+  speaker: string;
+  name: string;
+  evidence: string[];
+}
+
 export interface ClipReview {
   decision: "approved" | "rejected";
   reviewed_at: number;
@@ -55,6 +62,8 @@ export interface StoredOutput {
   transcript: Segment[];
   /** Extension: transcript files, Podcasting 2.0 chapters and the editing timeline (jobs completed before exports existed have none). */
   exports?: ExportRefs;
+  /** Extension: who each speaker name belongs to and why it was given (jobs completed before names had evidence have none). */
+  speaker_names?: SpeakerNameRecord[];
   /** Degraded-but-complete notes (a clip or the trailer that could not be rendered). */
   warnings?: string[];
   /** Title used by the share page. */

@@ -29,6 +29,8 @@ export interface Transcript {
   words: Word[];
   /** Speaker label -> display name when a speaker introduced themself or was introduced. */
   speakerNames?: Record<string, string>;
+  /** Why each name in speakerNames was given (the API's `speaker_names`). */
+  speakerNameEvidence?: Array<{ speaker: string; name: string; evidence: string[] }>;
   /** Who spoke when over all detected speech (words plus the pauses and unrecognised speech around them). */
   speakerTurns?: Array<{ speaker: string; start: number; end: number }>;
   /** speakerTurns, overlap-aware: where two people talk at once both are listed, so entries may overlap in time. */

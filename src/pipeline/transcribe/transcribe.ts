@@ -11,7 +11,8 @@ import { log } from "../../log.ts";
 import { scratchDirSync } from "../../scratch.ts";
 import { speakerTimeline, type SpeakerTurn } from "./diarize.ts";
 import { labelSpeakers } from "./diarize-speakers.ts";
-import { detectSpeakerNames } from "./names.ts";
+import { castOf, type SpeakersOption } from "./cast.ts";
+import { nameSpeakers } from "./names.ts";
 import { segmentsFromWords } from "./segments.ts";
 import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "../types.ts";
@@ -54,8 +55,10 @@ export interface TranscribeOptions {
   beamSize?: number;
   /** Skip speaker labelling (every word gets "Speaker 1"). */
   diarize?: boolean;
-  /** Known number of speakers; otherwise it is estimated. */
+  /** Known number of speakers; otherwise it is estimated (or taken from `speakers`). */
   numSpeakers?: number;
+  /** The job's `speakers` option: the number of people, or their names. */
+  speakers?: SpeakersOption;
   /** "auto": neural speaker embeddings when their verified model is present, else MFCC; "mfcc": always MFCC (benchmarks). */
   diarizer?: "auto" | "mfcc";
   /** Move speaker changes onto nearby sentence ends (default true; false keeps the diarizer's raw word labels, for comparison). */
@@ -181,11 +184,12 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     progress(0.88);
 
     const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    const cast = castOf(opts.speakers);
     lap();
     const diarized =
       opts.diarize === false
         ? undefined
-        : await labelSpeakers({ wav, audio, regions, words: rawWords, numSpeakers: opts.numSpeakers, diarizer: opts.diarizer, signal: opts.signal });
+        : await labelSpeakers({ wav, audio, regions, words: rawWords, numSpeakers: opts.numSpeakers ?? cast?.count, diarizer: opts.diarizer, signal: opts.signal });
     const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
     const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
@@ -193,14 +197,15 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const words = numbered.words;
     const [diarizedTurns, diarizedActivity] = numbered.timelines;
     const segments = segmentsFromWords(words);
-    const speakerNames = detectSpeakerNames(segments);
+    const naming = nameSpeakers(segments, { cast: cast?.names });
     progress(1);
     return {
       language: result?.language ?? (language === "auto" ? "und" : language),
       durationSeconds: seconds,
       segments,
       words,
-      speakerNames: Object.keys(speakerNames).length ? speakerNames : undefined,
+      speakerNames: Object.keys(naming.names).length ? naming.names : undefined,
+      speakerNameEvidence: naming.evidence.length ? naming.evidence : undefined,
       speakerTurns: diarizedTurns ?? speakerTimeline(regions, words),
       speakerActivity: diarizedActivity,
       engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}${diarized ? ` + ${diarized.engine}` : ""}`,

@@ -1,0 +1,123 @@
+import { expect, test } from "bun:test";
+import { nameSpeakers } from "../../src/pipeline/transcribe/names.ts";
+import { castOf, speakersArg, speakersFromFlag } from "../../src/pipeline/transcribe/cast.ts";
+
+/** Turns one after another, a second apart, so each answer follows its question straight away. */
+function turns(...said: Array<[string, string]>) {
+  return said.map(([speaker, text], i) => ({ speaker, start: i * 5, end: i * 5 + 4, text }));
+}
+
+test("direct address names the voice that answers: 'Jack, what's …?' and 'Kyle. What …?'", () => {
+  const r = nameSpeakers(
+    turns(
+      ["Speaker 1", "Welcome to the show. Jack, what's your favorite movie of the year?"],
+      ["Speaker 2", "Oh, that is easy, the one about the submarine."],
+      ["Speaker 1", "Kyle. What do you think is Jack's best work?"],
+      ["Speaker 3", "Honestly the early stuff, before he got famous."],
+    ),
+  );
+  expect(r.names).toEqual({ "Speaker 2": "Jack", "Speaker 3": "Kyle" });
+  const jack = r.evidence.find((e) => e.name === "Jack")!;
+  expect(jack.speaker).toBe("Speaker 2");
+  expect(jack.evidence[0]).toContain("addressed by Speaker 1");
+  expect(jack.evidence[0]).toContain("Jack, what's your favorite");
+});
+
+test("a name at the end of a question and a bare 'Name?' are address too", () => {
+  expect(nameSpeakers(turns(["Speaker 1", "So what do you think, Priya?"], ["Speaker 2", "I think it is fine."])).names).toEqual({ "Speaker 2": "Priya" });
+  expect(nameSpeakers(turns(["Speaker 1", "Marcus?"], ["Speaker 2", "Yes, I'm here."])).names).toEqual({ "Speaker 2": "Marcus" });
+});
+
+test("introductions name the next other voice: 'joining me is', 'my guest today is'", () => {
+  const r = nameSpeakers(turns(["Speaker 1", "Joining me is Ada Lovelace, who wrote the first program."], ["Speaker 2", "Thanks for having me."]));
+  expect(r.names).toEqual({ "Speaker 2": "Ada Lovelace" });
+  expect(r.evidence[0]!.evidence[0]).toContain("introduced by Speaker 1");
+});
+
+test("a name mentioned in passing names nobody", () => {
+  const r = nameSpeakers(
+    turns(
+      ["Speaker 1", "I talked to Jack yesterday about the budget. Jack's numbers were off."],
+      ["Speaker 2", "Did Kyle see them? Jack said he would send them."],
+      ["Speaker 1", "Maybe. I read what Steve Jobs said about that."],
+      ["Speaker 2", "Right."],
+    ),
+  );
+  expect(r.names).toEqual({});
+  expect(r.evidence).toEqual([]);
+});
+
+test("sentence openers before a comma are not names: 'Honestly, what …?', 'Great, how …?'", () => {
+  for (const opener of ["Honestly", "Great", "Look", "Basically", "Amazing", "Okay", "Anyway"]) {
+    expect(nameSpeakers(turns(["Speaker 1", `${opener}, what do you make of it?`], ["Speaker 2", "Not much."])).names).toEqual({});
+  }
+});
+
+test("an address nobody else answers, or answered only after a long pause, names nobody", () => {
+  // The same voice carries on: no answer from anyone else.
+  expect(nameSpeakers(turns(["Speaker 1", "Jack, what do you think?"], ["Speaker 1", "Well, I will answer it myself."])).names).toEqual({});
+  const late = [
+    { speaker: "Speaker 1", start: 0, end: 3, text: "Jack, are you there?" },
+    { speaker: "Speaker 2", start: 20, end: 22, text: "Sorry, I was on mute." },
+  ];
+  expect(nameSpeakers(late).names).toEqual({});
+  // Asked early in a long turn: whoever speaks next answered the end of the turn, not the question.
+  expect(
+    nameSpeakers(turns(["Speaker 1", "Jack, what do you think? Never mind. Let me start. The plan is simple. We ship on Friday. Then we rest."], ["Speaker 2", "Sounds good."])).names,
+  ).toEqual({});
+});
+
+test("evidence that disagrees leaves a name unassigned rather than guessed", () => {
+  // "Jack" is answered by two different voices once each: no voice holds two thirds of it.
+  const r = nameSpeakers(
+    turns(
+      ["Speaker 1", "Jack, what's your take?"],
+      ["Speaker 2", "I like it."],
+      ["Speaker 1", "Jack, and the other one?"],
+      ["Speaker 3", "Less so."],
+    ),
+  );
+  expect(r.names).toEqual({});
+  // A voice that says a name to someone is never given that name.
+  expect(nameSpeakers(turns(["Speaker 1", "Jack, ready?"], ["Speaker 2", "Yes. Jack, what about you?"], ["Speaker 1", "Me too."])).names).toEqual({});
+});
+
+test("agreeing evidence: a self-introduction and an address of the same voice", () => {
+  const r = nameSpeakers(
+    turns(
+      ["Speaker 2", "Hi, I'm Theo Marsh, and I keep bees."],
+      ["Speaker 1", "Theo, how many bees?"],
+      ["Speaker 2", "About sixty thousand."],
+    ),
+  );
+  expect(r.names).toEqual({ "Speaker 2": "Theo Marsh" });
+  expect(r.evidence[0]!.evidence).toHaveLength(2);
+});
+
+test("a cast names voices the conversation names first, the rest in order of first speech", () => {
+  const segs = turns(
+    ["Speaker 1", "Welcome back everybody."],
+    ["Speaker 2", "Good to be here."],
+    ["Speaker 1", "Kyle, what did you think of the finale?"],
+    ["Speaker 3", "I loved it."],
+  );
+  const r = nameSpeakers(segs, { cast: ["Ann Lee", "Kyle Smith", "Bob"] });
+  expect(r.names).toEqual({ "Speaker 3": "Kyle Smith", "Speaker 1": "Ann Lee", "Speaker 2": "Bob" });
+  expect(r.evidence.find((e) => e.speaker === "Speaker 2")!.evidence[0]).toContain("speakers option");
+  // Without conversation evidence, strictly in order of first speech.
+  expect(nameSpeakers(turns(["Speaker 2", "Hello."], ["Speaker 1", "Hi."]), { cast: ["Ann", "Bob"] }).names).toEqual({ "Speaker 2": "Ann", "Speaker 1": "Bob" });
+  // A name the conversation gives that is not in the cast is not used.
+  expect(nameSpeakers(turns(["Speaker 1", "Jack, ready?"], ["Speaker 2", "Yes."]), { cast: ["Ann", "Bob"] }).names).toEqual({ "Speaker 1": "Ann", "Speaker 2": "Bob" });
+});
+
+test("the speakers option: a number or names; the command line's form", () => {
+  expect(castOf(3)).toEqual({ count: 3 });
+  expect(castOf([" Ann ", "Bob"])).toEqual({ count: 2, names: ["Ann", "Bob"] });
+  expect(castOf(undefined)).toBeUndefined();
+  expect(speakersArg("3")).toBe(3);
+  expect(speakersArg("Ann, Bob ,Cy")).toEqual(["Ann", "Bob", "Cy"]);
+  expect(speakersFromFlag("Ann, Bob")).toEqual(["Ann", "Bob"]);
+  expect(speakersFromFlag("1")).toContain("--speakers");
+  expect(speakersFromFlag("Ann")).toContain("--speakers");
+  expect(speakersFromFlag("Ann, ann")).toBe("--speakers: must not name anyone twice");
+});
