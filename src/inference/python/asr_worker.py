@@ -235,6 +235,9 @@ def transcribe_batch(model, w, batch, language, args, on_progress):
     return words, info
 
 
+ASR_SEED = 1234
+
+
 def run_asr(args):
     with open(args.regions_file) as f:
         regions = json.load(f)
@@ -246,6 +249,11 @@ def run_asr(args):
             emit({"result": {"language": args.language if args.language != "auto" else "en", "language_probability": 0.0, "duration": duration, "words": []}})
             return
         model = load_model(args)
+        # Whisper falls back to sampling at higher temperatures on audio it finds hard (far-field
+        # meetings); with CTranslate2's generator seeded, the same file gives the same words every run.
+        import ctranslate2
+
+        ctranslate2.set_random_seed(ASR_SEED)
         speech = max(sum(b - a for batch in batches for a, b in batch) / SAMPLE_RATE, 1e-6)
         language = None if args.language == "auto" else args.language
         words, first_info, done = [], None, 0.0

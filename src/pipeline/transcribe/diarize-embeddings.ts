@@ -7,7 +7,7 @@
 import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
 import { TurnBuilder, type SpeakerTurn } from "./diarize.ts";
 import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
-import type { Region } from "./vad.ts";
+import { mergeRegions, type Region } from "./vad.ts";
 
 export interface Window {
   start: number;
@@ -23,12 +23,25 @@ export interface EmbeddingDiarizeOptions {
   minClusterShare?: number;
   /** Most windows clustered directly (clustering is cubic); the rest join the nearest centroid. */
   maxClusterWindows?: number;
+  /**
+   * Seconds of confident speech a cluster needs to count as a person: time its single-voice windows
+   * spend where the segmentation model hears speech (music, singing and laughter that only the VAD
+   * took for speech do not count). Its windows otherwise join the nearest person.
+   */
+  minSpeakerSeconds?: number;
+}
+
+/** Where a cluster's speech is confident: its windows' times, and the speech the segmentation model is sure of. */
+export interface ConfidentSpeech {
+  windows: Window[];
+  /** Speech the segmentation model hears, less where it hears two voices at once. */
+  regions: Region[];
 }
 
 /** A voice heard in a single window (under 1.5 s) is not counted as a speaker. */
 const MIN_CLUSTER_WINDOWS = 2;
 
-export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.05, maxClusterWindows: 600 };
+export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.05, maxClusterWindows: 600, minSpeakerSeconds: 1 };
 
 /**
  * Windows of `length` seconds every `hop` seconds inside each speech region; a region shorter than
@@ -79,7 +92,7 @@ function nearest(v: Vec, centres: Vec[]): number {
  * average-linkage clusters whose merge distance stays above the threshold, less the clusters too small
  * to be a speaker (a cough, a laugh, a crosstalk burst); a given numSpeakers overrides the threshold.
  */
-export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: EmbeddingDiarizeOptions = {}, mixed: boolean[] = []): number[] {
+export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: EmbeddingDiarizeOptions = {}, mixed: boolean[] = [], confident?: ConfidentSpeech): number[] {
   const o = { ...EMBEDDING_DEFAULTS, ...opts };
   const n = embeddings.length;
   if (n === 0) return [];
@@ -98,7 +111,8 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   let kept = [...new Set(labels)];
   if (o.numSpeakers === undefined) {
     const size = (c: number) => labels.filter((l) => l === c).length;
-    const big = kept.filter((c) => size(c) >= Math.max(MIN_CLUSTER_WINDOWS, o.minClusterShare * picked.length));
+    const seconds = (c: number) => (confident ? confidentSeconds(confident, picked.filter((_, i) => labels[i] === c && !mixed[picked[i]!])) : Infinity);
+    const big = kept.filter((c) => size(c) >= Math.max(MIN_CLUSTER_WINDOWS, o.minClusterShare * picked.length) && seconds(c) >= o.minSpeakerSeconds);
     kept = big.length ? big : kept;
   }
   const pickedVecs = picked.map((i) => vecs[i]!);
@@ -110,15 +124,32 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   );
   // One reassignment pass to the centroids: places the windows clustered early by a chain of merges,
   // the small clusters' windows, and the windows left out of a subsampled clustering.
-  labels = vecs.map((v) => nearest(v, centres));
+  const formed = labels;
+  // A count the caller gave is a promise that many people talk: a voice the reassignment would empty
+  // keeps the windows that formed it.
+  const keepEvery = (next: number[]) => {
+    if (o.numSpeakers === undefined) return next;
+    for (const [c, id] of remap) if (!next.includes(id)) picked.forEach((w, i) => formed[i] === c && (next[w] = id));
+    return next;
+  };
+  labels = keepEvery(vecs.map((v) => nearest(v, centres)));
   centres = centroids(
     pool.map((i) => vecs[i]!),
     pool.map((i) => labels[i]!),
     kept.length,
   );
-  labels = vecs.map((v) => nearest(v, centres));
+  labels = keepEvery(vecs.map((v) => nearest(v, centres)));
   const bySize = [...new Set(labels)].sort((a, b) => labels.filter((l) => l === b).length - labels.filter((l) => l === a).length);
   return labels.map((l) => bySize.indexOf(l));
+}
+
+/** Seconds of `confident.regions` the windows numbered `ids` cover together (overlapping windows count once). */
+export function confidentSeconds(confident: ConfidentSpeech, ids: number[]): number {
+  const spans = ids.map((i) => [confident.windows[i]!.start, confident.windows[i]!.end] as Region).sort((a, b) => a[0] - b[0]);
+  const merged = mergeRegions(spans);
+  let total = 0;
+  for (const [a, b] of merged) for (const [c, d] of confident.regions) total += Math.max(0, Math.min(b, d) - Math.max(a, c));
+  return total;
 }
 
 interface TimedWord {
@@ -205,6 +236,21 @@ export function windowTimeline(regions: Region[], windows: Window[], labels: num
 /** A window is mixed when the segmentation hears two voices in more than this share of it. */
 const MIXED_SHARE = 0.4;
 
+/** `regions` less the parts inside `cut`. */
+export function withoutRegions(regions: Region[], cut: Region[]): Region[] {
+  const out: Region[] = [];
+  for (const [a, b] of regions) {
+    let t = a;
+    for (const [c, d] of [...cut].sort((x, y) => x[0] - y[0])) {
+      if (d <= t || c >= b) continue;
+      if (c > t) out.push([t, c]);
+      t = Math.max(t, d);
+    }
+    if (t < b) out.push([t, b]);
+  }
+  return out;
+}
+
 function overlapSeconds(w: Window, regions: Region[]): number {
   return regions.reduce((s, [a, b]) => s + Math.max(0, Math.min(b, w.end) - Math.max(a, w.start)), 0);
 }
@@ -222,10 +268,11 @@ export function diarizeFromEmbeddings(
   words: TimedWord[],
   opts: EmbeddingDiarizeOptions = {},
   overlaps: Region[] = [],
-  local?: { frames: LocalFrames; duration: number },
+  local?: { frames: LocalFrames; duration: number; speech?: Region[] },
 ): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
   const mixed = windows.map((w) => overlapSeconds(w, overlaps) > MIXED_SHARE * (w.end - w.start));
-  const labels = clusterEmbeddings(embeddings, opts, mixed);
+  const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, overlaps) } : undefined;
+  const labels = clusterEmbeddings(embeddings, opts, mixed, confident);
   const ids = wordClusters(words, windows, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);

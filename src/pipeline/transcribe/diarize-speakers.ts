@@ -59,13 +59,13 @@ function mfccLabels(input: LabelSpeakersInput, warning?: string): SpeakerLabels 
 
 /** Speech and overlap from the segmentation model's frame probabilities: the VAD's hysteresis, finer pauses. */
 export const SEGMENTATION_SPEECH: VadOptions = { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.3, minSpeechSeconds: 0.2, padSeconds: 0.05 };
-const SEGMENTATION_OVERLAP: VadOptions = { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.1, minSpeechSeconds: 0.1, padSeconds: 0 };
+export const SEGMENTATION_OVERLAP: VadOptions = { threshold: 0.5, negThreshold: 0.4, minSilenceSeconds: 0.1, minSpeechSeconds: 0.1, padSeconds: 0 };
 
 /**
  * Speech the segmentation model hears (trained on far-field meetings, it finds quiet speakers Silero
  * misses) and where two people talk at once; or the reason when its model is not verified.
  */
-async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[]; local: { frames: LocalFrames; duration: number } } | { reason: string }> {
+async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[]; local: { frames: LocalFrames; duration: number; speech: Region[] } } | { reason: string }> {
   let modelPath: string;
   try {
     modelPath = resolveModel(SEGMENTATION_MODEL, input.modelsDir);
@@ -75,10 +75,11 @@ async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Prom
   }
   const seg = await segmentationProbabilities(plan, modelPath, input.wav, input.audio, input.signal);
   const duration = input.audio.length / input.audio.sampleRate;
+  const speech = speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH);
   return {
-    speech: speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH),
+    speech,
     overlaps: speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP),
-    local: { frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration },
+    local: { frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, speech },
   };
 }
 

@@ -92,8 +92,8 @@ function addressedName(said: string[], i: number): string | undefined {
   if (opening) {
     const [, candidate, stop, rest] = opening;
     const last = i === said.length - 1;
-    // A question after the name (in the same sentence or the next), a bare "Jack?", or a turn that ends on it ("Sarah, over to you.").
-    const asks = rest!.includes("?") || (stop === "?" && !rest) || (stop === "." && !rest && said[i + 1]?.endsWith("?")) || (stop === "," && last);
+    // A question after the name (in its sentence or the next: "Kyle. What …?", "Theo, this was lovely. Where …?"), a bare "Jack?", or a turn that ends on it ("Sarah, over to you.").
+    const asks = rest!.includes("?") || (stop === "?" && !rest) || (stop !== "?" && !!said[i + 1]?.endsWith("?")) || (stop === "," && last);
     const name = asks ? nameOf(candidate!) : undefined;
     if (name && taggedProperNoun(s, name.split(" ")[0]!)) return name;
   }

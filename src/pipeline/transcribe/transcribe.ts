@@ -104,6 +104,16 @@ export function numberedByFirstAppearance<W extends { speaker: string }>(words: 
   return { words: words.map(renamed), timelines: timelines.map((t) => t?.map(renamed)) };
 }
 
+/**
+ * Realigned words, except that a speaker whose every word realignment moved to others (a voice heard
+ * only in short cut-off turns) keeps its own: with a count the caller gave, each voice found stays.
+ */
+export function keepingEverySpeaker(labelled: Word[], aligned: Word[]): Word[] {
+  const lost = new Set(labelled.map((w) => w.speaker));
+  for (const w of aligned) lost.delete(w.speaker);
+  return lost.size ? aligned.map((w, i) => (lost.has(labelled[i]!.speaker) ? { ...w, speaker: labelled[i]!.speaker } : w)) : aligned;
+}
+
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
 export async function transcribeFile(path: string, opts: TranscribeOptions = {}): Promise<Transcript> {
   const progress = (f: number) => opts.onProgress?.(Math.max(0, Math.min(1, f)));
@@ -193,7 +203,8 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
     const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
-    const numbered = numberedByFirstAppearance(opts.alignTurns === false ? labelled : realignTurns(labelled), diarized?.turns, diarized?.activity);
+    const aligned = opts.alignTurns === false ? labelled : realignTurns(labelled);
+    const numbered = numberedByFirstAppearance(cast ? keepingEverySpeaker(labelled, aligned) : aligned, diarized?.turns, diarized?.activity);
     const words = numbered.words;
     const [diarizedTurns, diarizedActivity] = numbered.timelines;
     const segments = segmentsFromWords(words);

@@ -1,0 +1,82 @@
+#!/usr/bin/env bun
+/**
+ * Speaker counting without the recogniser: for each shared recording with an RTTM reference, the
+ * speech regions, segmentation chunks and window embeddings are computed once (cached in
+ * --cache DIR as JSON, keyed by file name), then the clustering runs from them with the settings
+ * given, and DER and the speaker count are printed per file, the tuning split and the held-out split
+ * apart (asr-diarization.ts). Words are not needed: DER scores the frame-level activity.
+ *
+ *   nice bun scripts/bench/diarize-sweep.ts [--cache /tmp/diarize-cache] [--threshold 0.65] [--min-speech 0]
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
+import { openWav } from "../../src/media/wav.ts";
+import { resolveModel } from "../../src/models/store.ts";
+import { diarizeFromEmbeddings, embeddingWindows, type EmbeddingDiarizeOptions } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { SEGMENTATION_MODEL, SEGMENTATION_OVERLAP, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize-speakers.ts";
+import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
+import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
+import { mergeRegions, speechRegions, type Region } from "../../src/pipeline/transcribe/vad.ts";
+import { diarizationErrorRate, parseRttm, parseUem } from "./asr-scoring.ts";
+import { diarizationSummary, type ScoredFile } from "./asr-diarization.ts";
+
+const SHARED = process.env.CLIPYARD_SHARED_MEDIA ?? join(import.meta.dir, "../../../shared/media");
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const cacheDir = arg("cache") ?? join(tmpdir(), "clipyard-diarize-cache");
+mkdirSync(cacheDir, { recursive: true });
+const FILES = ["two_speakers_call", "meeting_excerpt", ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `meeting_trn0${i}`)];
+
+interface Cached {
+  regions: Region[];
+  speech: Region[];
+  overlap: Region[];
+  frames: { chunks: Array<{ start: number; classes: string }>; frameSeconds: number; firstFrameSeconds: number };
+  duration: number;
+  windows: Array<{ start: number; end: number }>;
+  embeddings: number[][];
+}
+
+async function features(name: string): Promise<Cached> {
+  const path = join(cacheDir, `${name}.json`);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8"));
+  const wav = join(cacheDir, `${name}.wav`);
+  await decodeToSpeechWav(join(SHARED, `${name}.wav`), wav);
+  const audio = openWav(wav);
+  try {
+    const duration = audio.length / audio.sampleRate;
+    const vad = await speechProbabilities(wav, audio, resolveModel("silero-vad"));
+    const vadRegions = speechRegions(vad.probs, vad.frame_seconds, duration);
+    const plan = await planSpeakerEngine();
+    const seg = await segmentationProbabilities(plan, resolveModel(SEGMENTATION_MODEL), wav, audio);
+    const speech = speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH);
+    const overlap = speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP);
+    const regions = mergeRegions([...vadRegions, ...speech]);
+    const windows = embeddingWindows(regions);
+    const embeddings = await speakerEmbeddings(plan, resolveModel(SPEAKER_EMBEDDING_MODEL), wav, audio, windows.map((w) => [w.start, w.end]));
+    const c: Cached = { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings };
+    writeFileSync(path, JSON.stringify(c));
+    return c;
+  } finally {
+    audio.close();
+    rmSync(wav, { force: true });
+  }
+}
+
+const opts: EmbeddingDiarizeOptions = {};
+if (arg("threshold")) opts.threshold = Number(arg("threshold"));
+if (arg("min-speech")) opts.minSpeakerSeconds = Number(arg("min-speech"));
+if (arg("speakers")) opts.numSpeakers = Number(arg("speakers"));
+const scored: ScoredFile[] = [];
+for (const name of FILES) {
+  const c = await features(name);
+  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, [], opts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech });
+  const uem = join(SHARED, `${name}.uem`);
+  const der = diarizationErrorRate(parseRttm(readFileSync(join(SHARED, `${name}.rttm`), "utf8")), r.activity, existsSync(uem) ? parseUem(readFileSync(uem, "utf8")) : undefined);
+  scored.push({ name, der, engine: `cached features, ${JSON.stringify(opts)}` });
+}
+console.log(diarizationSummary(scored));

@@ -1,0 +1,89 @@
+import { expect, test } from "bun:test";
+import { clusterEmbeddings, confidentSeconds, withoutRegions, type Window } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { keepingEverySpeaker } from "../../src/pipeline/transcribe/transcribe.ts";
+
+/** Deterministic pseudo-random numbers so the tests cannot flake. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+const DIM = 64;
+/** Voices as clusters of unit vectors: a direction each, plus noise (same voice ~0.8 cosine, others ~0). */
+function voices(count: number, seed: number) {
+  const r = rng(seed);
+  const unit = () => {
+    const v = Array.from({ length: DIM }, () => r() - 0.5);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  const dirs = Array.from({ length: count }, unit);
+  return (voice: number) => {
+    const noise = unit();
+    return dirs[voice]!.map((x, d) => x + 0.5 * noise[d]!);
+  };
+}
+
+/** Windows of 1.5 s every 0.75 s: `perVoice[v]` windows of voice v, one voice after another. */
+function timeline(perVoice: number[], seed = 3) {
+  const v = voices(perVoice.length, seed);
+  const windows: Window[] = [];
+  const embeddings: number[][] = [];
+  const voiceOf: number[] = [];
+  perVoice.forEach((n, voice) => {
+    for (let i = 0; i < n; i++) {
+      const t = windows.length * 0.75;
+      windows.push({ start: t, end: t + 1.5 });
+      embeddings.push(v(voice));
+      voiceOf.push(voice);
+    }
+  });
+  return { windows, embeddings, voiceOf };
+}
+
+const count = (labels: number[]) => new Set(labels).size;
+
+test("a voice heard only where the segmentation model hears no speech (music, singing, laughter) is not a person", () => {
+  // Two people, then 8 windows (6.75 s) of a third "voice" the segmentation model does not call speech.
+  const { windows, embeddings, voiceOf } = timeline([20, 20, 8]);
+  const musicFrom = windows[40]!.start;
+  const speech: Array<[number, number]> = [[0, musicFrom]];
+  expect(count(clusterEmbeddings(embeddings, {}, []))).toBe(3);
+  const labels = clusterEmbeddings(embeddings, {}, [], { windows, regions: speech });
+  expect(count(labels)).toBe(2);
+  // The people keep their own windows.
+  expect(count(labels.filter((_, i) => voiceOf[i] === 0))).toBe(1);
+  expect(labels[0]).not.toBe(labels[25]);
+  // The same third voice, where the segmentation model does hear speech, is a person.
+  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions: [[0, 100]] }))).toBe(3);
+});
+
+test("a cluster needs a second of confident speech: one heard in overlap only is not counted", () => {
+  const { windows, embeddings } = timeline([20, 20, 4]);
+  const overlapStart = windows[40]!.start;
+  const regions = withoutRegions([[0, 100]], [[overlapStart, 100]]);
+  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions }))).toBe(2);
+  expect(count(clusterEmbeddings(embeddings, { minSpeakerSeconds: 0 }, [], { windows, regions }))).toBe(3);
+});
+
+test("a given count is kept even where a voice has a single window", () => {
+  const { embeddings } = timeline([20, 1, 20]);
+  expect(count(clusterEmbeddings(embeddings, {}))).toBe(2);
+  expect(count(clusterEmbeddings(embeddings, { numSpeakers: 3 }))).toBe(3);
+  expect(count(clusterEmbeddings(embeddings, { numSpeakers: 2 }))).toBe(2);
+});
+
+test("confident seconds count overlapping windows once; regions less the overlap", () => {
+  const windows = [{ start: 0, end: 1.5 }, { start: 0.75, end: 2.25 }, { start: 10, end: 11.5 }];
+  expect(confidentSeconds({ windows, regions: [[0, 100]] }, [0, 1])).toBeCloseTo(2.25, 6);
+  expect(confidentSeconds({ windows, regions: [[1, 10.5]] }, [0, 1, 2])).toBeCloseTo(1.75, 6);
+  expect(withoutRegions([[0, 10], [12, 14]], [[2, 3], [9, 12.5]])).toEqual([[0, 2], [3, 9], [12.5, 14]]);
+});
+
+test("with a given count, a speaker realignment would leave without words keeps its own", () => {
+  const w = (word: string, speaker: string) => ({ word, start: 0, end: 0.1, speaker });
+  const labelled = [w("Okay,", "Speaker 1"), w("does", "Speaker 2"), w("it", "Speaker 2"), w("work?", "Speaker 2")];
+  const aligned = labelled.map((x) => ({ ...x, speaker: "Speaker 2" }));
+  expect(keepingEverySpeaker(labelled, aligned).map((x) => x.speaker)).toEqual(["Speaker 1", "Speaker 2", "Speaker 2", "Speaker 2"]);
+  const moved = [labelled[0]!, { ...labelled[1]!, speaker: "Speaker 1" }, labelled[2]!, labelled[3]!];
+  expect(keepingEverySpeaker(labelled, moved)).toBe(moved);
+});
