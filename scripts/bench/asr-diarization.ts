@@ -8,6 +8,12 @@ import type { DerResult } from "./asr-scoring.ts";
 export const AMI_OPENINGS = ["meeting_excerpt", ...[3, 4, 5, 6, 7, 8, 9].map((i) => `meeting_trn0${i}`)];
 /** Openings that are mostly silence with short interjections: a few seconds of speech swing their DER, so they are reported apart. */
 export const AMI_MOSTLY_SILENT = ["meeting_trn01", "meeting_trn02"];
+/**
+ * The split for tuning speaker counting: settings are chosen on TUNING_SPLIT only and reported on
+ * HELD_OUT_SPLIT apart, so a setting that only fits the files it was tried on shows up there.
+ */
+export const TUNING_SPLIT = ["two_speakers_call", "meeting_trn03", "meeting_trn04", "meeting_trn05", "meeting_trn06", "meeting_trn07"];
+export const HELD_OUT_SPLIT = ["meeting_excerpt", "meeting_trn08", "meeting_trn09"];
 
 export interface ScoredFile {
   name: string;
@@ -39,6 +45,8 @@ export function diarizationSummary(files: ScoredFile[]): string {
   const groups: Array<[string, string[]]> = [
     [`mean, AMI openings (${AMI_OPENINGS.length})`, AMI_OPENINGS],
     [`mean, trn01/trn02 (mostly silence)`, AMI_MOSTLY_SILENT],
+    [`mean, tuning split (${TUNING_SPLIT.length})`, TUNING_SPLIT],
+    [`mean, held-out split (${HELD_OUT_SPLIT.length})`, HELD_OUT_SPLIT],
   ];
   for (const [label, names] of groups) {
     const g = groupFigures(files, names);

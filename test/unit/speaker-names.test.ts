@@ -121,3 +121,11 @@ test("the speakers option: a number or names; the command line's form", () => {
   expect(speakersFromFlag("Ann")).toContain("--speakers");
   expect(speakersFromFlag("Ann, ann")).toBe("--speakers: must not name anyone twice");
 });
+
+test("process and watch take --speakers through the job option's schema", async () => {
+  const { jobOptionsFromArgs } = await import("../../src/cli/job-options.ts");
+  expect(jobOptionsFromArgs({ speakers: "3" })).toEqual({ speakers: 3 });
+  expect(jobOptionsFromArgs({ speakers: "Ann Lee, Bob" })).toEqual({ speakers: ["Ann Lee", "Bob"] });
+  expect(jobOptionsFromArgs({ speakers: "11" })).toContain("speakers");
+  expect(jobOptionsFromArgs({ speakers: "Ann" })).toContain("speakers");
+});
