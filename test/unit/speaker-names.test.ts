@@ -28,6 +28,10 @@ test("a name at the end of a question and a bare 'Name?' are address too", () =>
   expect(nameSpeakers(turns(["Speaker 1", "Marcus?"], ["Speaker 2", "Yes, I'm here."])).names).toEqual({ "Speaker 2": "Marcus" });
 });
 
+test("names with accented letters: 'José, …?', 'I'm Zoë'", () => {
+  expect(nameSpeakers(turns(["Speaker 1", "I'm Zoë, welcome. José, what brought you here?"], ["Speaker 2", "A long train ride."])).names).toEqual({ "Speaker 1": "Zoë", "Speaker 2": "José" });
+});
+
 test("introductions name the next other voice: 'joining me is', 'my guest today is'", () => {
   const r = nameSpeakers(turns(["Speaker 1", "Joining me is Ada Lovelace, who wrote the first program."], ["Speaker 2", "Thanks for having me."]));
   expect(r.names).toEqual({ "Speaker 2": "Ada Lovelace" });

@@ -26,22 +26,22 @@ export interface SpeakerNaming {
   evidence: SpeakerName[];
 }
 
-const NAME = "([A-Z][a-z]+(?:[- ][A-Z][a-z]+)?)";
+const NAME = "(\\p{Lu}\\p{Ll}+(?:[- ]\\p{Lu}\\p{Ll}+)?)";
 const SELF = [
-  new RegExp(`\\b(?:I'm|I am|I’m)\\s+${NAME}`, "g"),
-  new RegExp(`\\b[Mm]y name(?:'s| is)\\s+${NAME}`, "g"),
-  new RegExp(`\\b(?:[Tt]his|[Ii]t)\\s+is\\s+${NAME}\\s+(?:in|from|here|speaking|with|and)\\b`, "g"),
-  new RegExp(`\\b(?:[Tt]his is|[Hh]ere is)\\s+${NAME}[.,!]`, "g"),
+  new RegExp(`\\b(?:I'm|I am|I’m)\\s+${NAME}`, "gu"),
+  new RegExp(`\\b[Mm]y name(?:'s| is)\\s+${NAME}`, "gu"),
+  new RegExp(`\\b(?:[Tt]his|[Ii]t)\\s+is\\s+${NAME}\\s+(?:in|from|here|speaking|with|and)\\b`, "gu"),
+  new RegExp(`\\b(?:[Tt]his is|[Hh]ere is)\\s+${NAME}[.,!]`, "gu"),
 ];
 const GUEST = [
-  new RegExp(`\\b(?:[Mm]y|[Oo]ur)\\s+(?:guest|guests|co-host|cohost)\\s+(?:today\\s+|this week\\s+|tonight\\s+)?(?:is|are)\\s+${NAME}`, "g"),
-  new RegExp(`\\b(?:[Pp]lease\\s+)?[Ww]elcome(?:\\s+to the show)?,?\\s+${NAME}`, "g"),
-  new RegExp(`\\b[Jj]oining (?:me|us)(?: today| tonight| now)? (?:is|are)\\s+${NAME}`, "g"),
+  new RegExp(`\\b(?:[Mm]y|[Oo]ur)\\s+(?:guest|guests|co-host|cohost)\\s+(?:today\\s+|this week\\s+|tonight\\s+)?(?:is|are)\\s+${NAME}`, "gu"),
+  new RegExp(`\\b(?:[Pp]lease\\s+)?[Ww]elcome(?:\\s+to the show)?,?\\s+${NAME}`, "gu"),
+  new RegExp(`\\b[Jj]oining (?:me|us)(?: today| tonight| now)? (?:is|are)\\s+${NAME}`, "gu"),
 ];
 /** "Jack, what's …", "Kyle. What …", "Jack?": a capitalised word (and surname) opening a sentence, then a stop. */
-const ADDRESS_OPENING = /^([A-Z][a-z]+(?: [A-Z][a-z]+)?)\s*([,.?!])\s*(.*)$/s;
+const ADDRESS_OPENING = /^(\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?)\s*([,.?!])\s*(.*)$/su;
 /** "… what do you think, Priya?" */
-const ADDRESS_CLOSING = /,\s+([A-Z][a-z]+)\s*\?$/;
+const ADDRESS_CLOSING = /,\s+(\p{Lu}\p{Ll}+)\s*\?$/u;
 
 /** Capitalised words that follow "I'm" or "this is", or open a sentence before a comma, without being names. */
 const NOT_NAMES = new Set(
