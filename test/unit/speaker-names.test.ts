@@ -38,6 +38,12 @@ test("introductions name the next other voice: 'joining me is', 'my guest today 
   expect(r.evidence[0]!.evidence[0]).toContain("introduced by Speaker 1");
 });
 
+test("'I'm joined by …' names the next voice; several people introduced at once name nobody", () => {
+  expect(nameSpeakers(turns(["Speaker 1", "Welcome. I'm joined today by Priya Patel."], ["Speaker 2", "Happy to be here."])).names).toEqual({ "Speaker 2": "Priya Patel" });
+  expect(nameSpeakers(turns(["Speaker 1", "I'm joined by Jack and Kyle from the band."], ["Speaker 2", "Hey."], ["Speaker 3", "Hi."])).names).toEqual({});
+  expect(nameSpeakers(turns(["Speaker 1", "My guests today are Jack, Kyle and Sam."], ["Speaker 2", "Hello."])).names).toEqual({});
+});
+
 test("a name mentioned in passing names nobody", () => {
   const r = nameSpeakers(
     turns(

@@ -37,7 +37,11 @@ const GUEST = [
   new RegExp(`\\b(?:[Mm]y|[Oo]ur)\\s+(?:guest|guests|co-host|cohost)\\s+(?:today\\s+|this week\\s+|tonight\\s+)?(?:is|are)\\s+${NAME}`, "gu"),
   new RegExp(`\\b(?:[Pp]lease\\s+)?[Ww]elcome(?:\\s+to the show)?,?\\s+${NAME}`, "gu"),
   new RegExp(`\\b[Jj]oining (?:me|us)(?: today| tonight| now)? (?:is|are)\\s+${NAME}`, "gu"),
+  new RegExp(`\\b(?:I'm|I am|I’m|[Ww]e're|[Ww]e are) joined (?:today |tonight |now )?by\\s+${NAME}`, "gu"),
+  new RegExp(`\\b[Ww]ith (?:me|us) (?:today |tonight |now )?(?:is|are)\\s+${NAME}`, "gu"),
 ];
+/** "… is Jack and Kyle", "… by Jack, Kyle and …": several people introduced at once; which voice is whose is not said. */
+const MORE_PEOPLE = /^\s*(?:,|and|&)\s+\p{Lu}/u;
 /** "Jack, what's …", "Kyle. What …", "Jack?": a capitalised word (and surname) opening a sentence, then a stop. */
 const ADDRESS_OPENING = /^(\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?)\s*([,.?!])\s*(.*)$/su;
 /** "… what do you think, Priya?" */
@@ -121,7 +125,7 @@ function claimsOf(segments: Segment[]): { claims: Claim[]; saidTo: Set<string> }
       for (const m of seg.text.matchAll(re)) {
         const name = nameOf(m[1]!);
         const next = nextOther(i);
-        if (!name) continue;
+        if (!name || MORE_PEOPLE.test(seg.text.slice(m.index! + m[0].length))) continue;
         saidTo.add(`${seg.speaker}\u0000${key(name)}`);
         if (next) claims.push({ speaker: next.speaker, name, weight: 2, evidence: `introduced by ${seg.speaker} at ${at(seg.start)} (${quote(m[0])}), then the next to speak` });
       }
