@@ -71,6 +71,8 @@ test("clipyard process refuses bad options and missing files with a clear messag
     return { code: await p.exited, err: await new Response(p.stderr).text() };
   };
   expect(await run(source, "--out", join(work, "x"), "--caption-style", "comic")).toMatchObject({ code: 2, err: expect.stringContaining("caption_style") });
+  expect(await run(source, "--out", join(work, "x"), "--speakers", "1")).toMatchObject({ code: 2, err: expect.stringContaining("speakers") });
+  expect(await run(source, "--out", join(work, "x"), "--speakers", "Ann, ann")).toMatchObject({ code: 2, err: expect.stringContaining("must not name anyone twice") });
   expect(await run(join(work, "nope.mp4"), "--out", join(work, "x"))).toMatchObject({ code: 2, err: expect.stringContaining("no such file") });
   expect((await run(source)).code).toBe(2);
 });

@@ -139,3 +139,19 @@ test("process and watch take --speakers through the job option's schema", async 
   expect(jobOptionsFromArgs({ speakers: "11" })).toContain("speakers");
   expect(jobOptionsFromArgs({ speakers: "Ann" })).toContain("speakers");
 });
+
+test("the names and their evidence reach the job's output: transcript segments, speaker_names, audiogram cards", async () => {
+  const { buildOutput, audiogramCard } = await import("../../src/pipeline/live.ts");
+  const { presentJob } = await import("../../src/jobs/present.ts");
+  const { JobOutputSchema } = await import("../../src/jobs/schema.ts");
+  const segments = turns(["Speaker 1", "Jack, what's your favorite movie?"], ["Speaker 2", "The one about the submarine."]);
+  const naming = nameSpeakers(segments);
+  const transcript = { language: "en", segments, words: [], speakerNames: naming.names, speakerNameEvidence: naming.evidence };
+  const row = { id: "job_abc", status: "complete", sourceType: "video_url", sourceUrl: "https://x.example/a.mp4", options: "{}", createdAt: 0, completedAt: 1000, errorCode: null, errorMessage: null, env: "live" } as never;
+  const stored = buildOutput({ transcript, plan: { clips: [], showNotes: "# Ep\n", similarity: "", warnings: [] }, rendered: [], warnings: [], engine: {} }, row);
+  const job = presentJob({ ...(row as object), output: JSON.stringify(stored) } as never, { publicUrl: "http://h", shareSecret: "s" });
+  expect(job.output!.transcript.map((s) => s.speaker)).toEqual(["Speaker 1", "Jack"]);
+  expect(job.output!.speaker_names).toEqual([{ speaker: "Speaker 2", name: "Jack", evidence: [expect.stringContaining("addressed by Speaker 1")] }]);
+  expect(JobOutputSchema.safeParse(job.output).success).toBe(true);
+  expect(audiogramCard("# Ep\n", transcript).speakers.map((s) => s.name)).toEqual(["Speaker 1", "Jack"]);
+});
