@@ -55,6 +55,8 @@ test("a name mentioned in passing names nobody", () => {
   );
   expect(r.names).toEqual({});
   expect(r.evidence).toEqual([]);
+  // Someone's relation is not a self-introduction, nor an introduction of them.
+  expect(nameSpeakers(turns(["Speaker 1", "I'm Jack's brother, actually."], ["Speaker 2", "My guest today is Jack Black's drummer."], ["Speaker 1", "Hi."])).names).toEqual({});
 });
 
 test("sentence openers before a comma are not names: 'Honestly, what …?', 'Great, how …?'", () => {

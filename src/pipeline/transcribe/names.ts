@@ -42,6 +42,8 @@ const GUEST = [
 ];
 /** "… is Jack and Kyle", "… by Jack, Kyle and …": several people introduced at once; which voice is whose is not said. */
 const MORE_PEOPLE = /^\s*(?:,|and|&)\s+\p{Lu}/u;
+/** "I'm Jack's brother", "my guest is Jack Black's drummer": someone's relation, not their name. */
+const POSSESSIVE = /^(?:\s+\p{Lu}\p{Ll}+)?['’]s\b/u;
 /** "Jack, what's …", "Kyle. What …", "Jack?": a capitalised word (and surname) opening a sentence, then a stop. */
 const ADDRESS_OPENING = /^(\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?)\s*([,.?!])\s*(.*)$/su;
 /** "… what do you think, Priya?" */
@@ -117,7 +119,7 @@ function claimsOf(segments: Segment[]): { claims: Claim[]; saidTo: Set<string> }
   segments.forEach((seg, i) => {
     for (const re of SELF) {
       for (const m of seg.text.matchAll(re)) {
-        const name = nameOf(m[1]!);
+        const name = POSSESSIVE.test(seg.text.slice(m.index! + m[0].length)) ? undefined : nameOf(m[1]!);
         if (name) claims.push({ speaker: seg.speaker, name, weight: 2, evidence: `introduced themself at ${at(seg.start)}: ${quote(m[0])}` });
       }
     }
@@ -125,7 +127,8 @@ function claimsOf(segments: Segment[]): { claims: Claim[]; saidTo: Set<string> }
       for (const m of seg.text.matchAll(re)) {
         const name = nameOf(m[1]!);
         const next = nextOther(i);
-        if (!name || MORE_PEOPLE.test(seg.text.slice(m.index! + m[0].length))) continue;
+        const after = seg.text.slice(m.index! + m[0].length);
+        if (!name || MORE_PEOPLE.test(after) || POSSESSIVE.test(after)) continue;
         saidTo.add(`${seg.speaker}\u0000${key(name)}`);
         if (next) claims.push({ speaker: next.speaker, name, weight: 2, evidence: `introduced by ${seg.speaker} at ${at(seg.start)} (${quote(m[0])}), then the next to speak` });
       }
