@@ -19,6 +19,9 @@ import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
 import { chooseAsrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
+import { vocabularyPrompt } from "./vocabulary.ts";
+import { correctNearMisses } from "./near-miss.ts";
+import { doubtfulStretches } from "./confidence.ts";
 
 /** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
 export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
@@ -58,6 +61,8 @@ export interface TranscribeOptions {
   numSpeakers?: number;
   /** "auto": neural speaker embeddings when their verified model is present, else MFCC; "mfcc": always MFCC (benchmarks). */
   diarizer?: "auto" | "mfcc";
+  /** The show's names and terms (merged job and organisation lists): the recogniser's prompt, then near misses corrected. */
+  vocabulary?: string[];
   /** Move speaker changes onto nearby sentence ends (default true; false keeps the diarizer's raw word labels, for comparison). */
   alignTurns?: boolean;
   onProgress?: (fraction: number) => void;
@@ -100,6 +105,14 @@ export function numberedByFirstAppearance<W extends { speaker: string }>(words: 
   const renamed = <T extends { speaker: string }>(x: T): T => (rename.get(x.speaker) === x.speaker ? x : { ...x, speaker: rename.get(x.speaker)! });
   return { words: words.map(renamed), timelines: timelines.map((t) => t?.map(renamed)) };
 }
+
+/** The worker's prompt arguments: none without a vocabulary, so its command line is unchanged. */
+export function promptArgs(vocabulary: string[] | undefined): string[] {
+  const prompt = vocabularyPrompt(vocabulary ?? []);
+  return prompt ? ["--initial-prompt", prompt] : [];
+}
+
+const withWarnings = (warnings: string[]) => (warnings.length ? { warnings } : {});
 
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
 export async function transcribeFile(path: string, opts: TranscribeOptions = {}): Promise<Transcript> {
@@ -149,7 +162,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
     if (regions.length && engine === "whisper-cpp") {
-      const r = await recogniseInProcess(modelName, audio, regions, { threads, language, onProgress: (f) => progress(0.08 + 0.8 * f), signal: opts.signal });
+      const r = await recogniseInProcess(modelName, audio, regions, { threads, language, prompt: vocabularyPrompt(opts.vocabulary ?? []), onProgress: (f) => progress(0.08 + 0.8 * f), signal: opts.signal });
       result = { language, language_probability: 1, duration, words: r.words };
       opts.onStats?.("asr", r.usage);
     } else if (regions.length) {
@@ -157,7 +170,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       const regionsFile = join(work, "regions.json");
       writeFileSync(regionsFile, JSON.stringify(regions));
       const asrUsage = await blameModelOnFailure(modelName, opts.signal, () => runWorker(
-        ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice()],
+        ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice(), ...promptArgs(opts.vocabulary)],
         (m) => {
           if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
           if (m.device) {
@@ -180,7 +193,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     }
     progress(0.88);
 
-    const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    const heard = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    const { words: rawWords, corrections } = correctNearMisses(heard, opts.vocabulary ?? []);
+    if (corrections.length) log.debug("vocabulary corrections", { corrections });
     lap();
     const diarized =
       opts.diarize === false
@@ -204,7 +219,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       speakerTurns: diarizedTurns ?? speakerTimeline(regions, words),
       speakerActivity: diarizedActivity,
       engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}${diarized ? ` + ${diarized.engine}` : ""}`,
-      ...(diarized?.warning ? { warnings: [diarized.warning] } : {}),
+      ...withWarnings([...(diarized?.warning ? [diarized.warning] : []), ...doubtfulStretches(words)]),
     };
   } finally {
     audio?.close();
