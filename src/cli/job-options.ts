@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { JobOptionsSchema, type JobOptions } from "../jobs/schema.ts";
+import { parseVocabularyList } from "../pipeline/transcribe/vocabulary.ts";
 
 /** The job option flags `process` and `watch` share. */
-export const JOB_OPTION_FLAGS = "[--trailer] [--caption-style STYLE] [--clips N] [--min-seconds S] [--max-seconds S]";
+export const JOB_OPTION_FLAGS = "[--trailer] [--caption-style STYLE] [--clips N] [--min-seconds S] [--max-seconds S] [--vocabulary 'Name, Term']";
 
 /** Job options from the command line, checked by the API's own schema; a string says what is wrong. */
 export function jobOptionsFromArgs(opts: Record<string, string | true>): JobOptions | string {
@@ -12,6 +13,8 @@ export function jobOptionsFromArgs(opts: Record<string, string | true>): JobOpti
     ...(typeof opts.clips === "string" ? { clip_count: Number(opts.clips) } : {}),
     ...(typeof opts["min-seconds"] === "string" ? { min_clip_seconds: Number(opts["min-seconds"]) } : {}),
     ...(typeof opts["max-seconds"] === "string" ? { max_clip_seconds: Number(opts["max-seconds"]) } : {}),
+    // Comma-separated, as a producer types it; the same limits as the API's option.
+    ...(typeof opts.vocabulary === "string" ? { vocabulary: parseVocabularyList(opts.vocabulary) } : {}),
   };
   const parsed = JobOptionsSchema.safeParse(raw);
   return parsed.success ? parsed.data : z.prettifyError(parsed.error);

@@ -60,3 +60,13 @@ test("whisper.cpp spells the show's name from its prompt (the bundled sample's f
   // Without the prompt tiny.en hears "Roofop Hours" here (the reason the vocabulary exists).
   expect(prompted).toContain("Rooftop Hours");
 }, 120_000);
+
+test("--vocabulary on process, watch and transcribe: comma-separated, the API's limits", async () => {
+  const { jobOptionsFromArgs } = await import("../../src/cli/job-options.ts");
+  expect(jobOptionsFromArgs({ vocabulary: "Kyle Gass, Rooftop Hours,, " })).toEqual({ vocabulary: ["Kyle Gass", "Rooftop Hours"] });
+  expect(jobOptionsFromArgs({})).toEqual({});
+  expect(typeof jobOptionsFromArgs({ vocabulary: "x".repeat(61) })).toBe("string");
+  const transcribe = (await import("../../src/cli/transcribe.ts")).default;
+  // Refused before any audio is read.
+  expect(await transcribe(["/nonexistent.wav", "--vocabulary", Array.from({ length: 101 }, (_, i) => `n${i}`).join(",")])).toBe(2);
+});
