@@ -27,6 +27,7 @@ import {
 import { registerBillingRoutes } from "./routes/billing.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
 import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
+import { registerVocabularyDashboard } from "../web/dashboard/vocabulary.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
 import { registerUploadDashboard } from "../web/dashboard/upload.ts";
 
@@ -123,6 +124,7 @@ export function buildApi(ctx: AppContext) {
   registerWebhookDashboard(app as unknown as Elysia, ctx);
   registerUploadDashboard(app as unknown as Elysia, ctx);
   registerFeedDashboard(app as unknown as Elysia, ctx);
+  registerVocabularyDashboard(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,
