@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { JobOptionsSchema } from "../../src/jobs/schema.ts";
 import { addonOptions, loadWhisperCpp, recogniseWithWhisperCpp } from "../../src/inference/whisper-cpp.ts";
 import { ensureDerived } from "../../src/models/derived.ts";
-import { promptArgs } from "../../src/pipeline/transcribe/transcribe.ts";
+import { longestUnheardSpeech, promptArgs } from "../../src/pipeline/transcribe/transcribe.ts";
 import { mergeVocabulary, normaliseVocabulary, parseVocabularyList, vocabularyPrompt } from "../../src/pipeline/transcribe/vocabulary.ts";
 import { ROOT_DIR } from "../../src/config.ts";
 import { join } from "node:path";
@@ -36,18 +36,18 @@ test("the option's limits: 100 entries of 1-60 characters, no control characters
 
 test("both recognisers get the same prompt: the entries as a list, as many as fit", () => {
   expect(vocabularyPrompt([])).toBeUndefined();
-  expect(vocabularyPrompt(["Rooftop Hours", "Nora Vance", "rooftop hours"])).toBe("Rooftop Hours, Nora Vance.");
+  const prompt = vocabularyPrompt(["Rooftop Hours", "Nora Vance", "rooftop hours"]);
+  expect(prompt).toBe("Glossary: Rooftop Hours, Nora Vance.");
   // CTranslate2: the worker's initial prompt; nothing at all without a vocabulary.
-  expect(promptArgs(["Rooftop Hours", "Nora Vance"])).toEqual(["--initial-prompt", "Rooftop Hours, Nora Vance."]);
-  expect(promptArgs([])).toEqual([]);
-  expect(promptArgs(undefined)).toEqual([]);
+  expect(promptArgs(prompt)).toEqual(["--initial-prompt", "Glossary: Rooftop Hours, Nora Vance."]);
+  expect(promptArgs(vocabularyPrompt([]))).toEqual([]);
   // whisper.cpp: the addon's `prompt`, absent without one.
-  expect(addonOptions({ threads: 2, language: "en", prompt: "Rooftop Hours." })).toMatchObject({ prompt: "Rooftop Hours.", language: "en", tokenTimestamps: true });
+  expect(addonOptions({ threads: 2, language: "en", prompt })).toMatchObject({ prompt: "Glossary: Rooftop Hours, Nora Vance.", language: "en", tokenTimestamps: true });
   expect("prompt" in addonOptions({ threads: 2, language: "en" })).toBe(false);
   // A full list stays inside Whisper's prompt (223 tokens): the first entries are kept, whole.
   const long = vocabularyPrompt(Array.from({ length: 100 }, (_, i) => `Guest Number ${i} Of The Show Whose Name Is Long`))!;
   expect(long.length).toBeLessThanOrEqual(600);
-  expect(long.startsWith("Guest Number 0 Of")).toBe(true);
+  expect(long.startsWith("Glossary: Guest Number 0 Of")).toBe(true);
   expect(long.endsWith("Long.")).toBe(true);
 });
 
@@ -69,4 +69,16 @@ test("--vocabulary on process, watch and transcribe: comma-separated, the API's 
   const transcribe = (await import("../../src/cli/transcribe.ts")).default;
   // Refused before any audio is read.
   expect(await transcribe(["/nonexistent.wav", "--vocabulary", Array.from({ length: 101 }, (_, i) => `n${i}`).join(",")])).toBe(2);
+});
+
+test("speech left without words is measured in the voice activity, a second of slack around each word", () => {
+  const w = (start: number, end: number) => ({ start, end });
+  // Words all through the one region: nothing unheard.
+  expect(longestUnheardSpeech([w(0.5, 1), w(2, 3), w(4, 5.5)], [[0, 6]])).toBe(0);
+  // A prompted run that stopped after 10 s of a 30 s call: 19 s of its voice unheard.
+  expect(longestUnheardSpeech([w(1, 2), w(8, 10)], [[0, 30]])).toBe(19);
+  // Silence between regions is not unheard speech; a region with no words at all is.
+  expect(longestUnheardSpeech([w(1, 2), w(20, 21)], [[0, 3], [19, 22]])).toBe(0);
+  expect(longestUnheardSpeech([w(1, 2)], [[0, 3], [10, 14.5]])).toBe(4.5);
+  expect(longestUnheardSpeech([], [[0, 2]])).toBe(2);
 });

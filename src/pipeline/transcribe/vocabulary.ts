@@ -51,8 +51,10 @@ export function vocabularyPrompt(entries: readonly string[]): string | undefined
   let prompt = "";
   for (const e of normaliseVocabulary(entries)) {
     const next = prompt ? `${prompt}, ${e}` : e;
-    if (next.length + 1 > MAX_PROMPT_CHARS) break;
+    if (next.length + "Glossary: .".length > MAX_PROMPT_CHARS) break;
     prompt = next;
   }
-  return prompt ? `${prompt}.` : undefined;
+  // "Glossary:" reads as a list of terms rather than speech to continue: with a bare list, tiny.en
+  // stopped after 10 s of the phone call; with this, it heard the whole call and spelled both names.
+  return prompt ? `Glossary: ${prompt}.` : undefined;
 }
