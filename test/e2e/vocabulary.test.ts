@@ -30,3 +30,22 @@ test("a vocabulary never costs the transcript speech", async () => {
     for (const phrase of ["Chicago", "Yankee", "New Jersey now"]) expect(said).toContain(phrase);
   }
 }, SLOW);
+
+test("whisper.cpp in-process runs with a vocabulary (its prompt: test/unit/vocabulary.test.ts); its words carry no probability, the addon reports none", async () => {
+  const { loadWhisperCpp } = await import("../../src/inference/whisper-cpp.ts");
+  if (!loadWhisperCpp().ok) return console.error("whisper.cpp addon not loadable here: skipped");
+  const before = process.env.CLIPYARD_ASR_ENGINE;
+  process.env.CLIPYARD_ASR_ENGINE = "whisper-cpp";
+  try {
+    const t = await transcribeFile(join(SHARED_MEDIA, "jfk.wav"), { diarize: false, vocabulary: ["Americans"] });
+    expect(t.engine).toStartWith("whisper.cpp");
+    const said = t.words.map((w) => w.word).join(" ");
+    expect(said).toContain("Americans");
+    expect(said).toContain("your country");
+    expect(t.words.every((w) => w.p === undefined)).toBe(true);
+    expect((t.warnings ?? []).filter((w) => w.includes("least sure"))).toEqual([]);
+  } finally {
+    if (before === undefined) delete process.env.CLIPYARD_ASR_ENGINE;
+    else process.env.CLIPYARD_ASR_ENGINE = before;
+  }
+}, SLOW);
