@@ -38,6 +38,9 @@ test("unrelated words are never changed", () => {
   expect(correctNearMisses(words("Rooftop Hours"), ["Rooftop Hours"]).corrections).toEqual([]);
   // A capitalised word that starts a sentence is not evidence of a name.
   expect(corrected("It was fine. Jumangi is a film", ["Jumanji"])).toBe("It was fine. Jumangi is a film");
+  // Words on either side of punctuation are not one name.
+  expect(corrected("up on the roof top. Hours later", ["Rooftop Hours"])).toBe("up on the roof top. Hours later");
+  expect(corrected("thanks Kyle. Gas prices rose", ["Kyle Gass"])).toBe("thanks Kyle. Gas prices rose");
   // No vocabulary, no change.
   expect(corrected("Kyle Gas", [])).toBe("Kyle Gas");
 });

@@ -12,6 +12,7 @@
  *   exactly the entry's ("Roof top Hours");
  * - a one-word entry only replaces a capitalised word that does not start a sentence: "gas prices"
  *   never becomes "Gass prices";
+ * - the words of a multi-word match have no punctuation between them ("Kyle. Gas prices" stays);
  * - an entry word of under 4 letters is only matched exactly: short words have too many neighbours.
  */
 import { doubleMetaphone } from "double-metaphone";
@@ -86,6 +87,10 @@ function entriesOf(vocabulary: readonly string[]): Entry[] {
 
 const endsSentence = (w: TimedWord | undefined) => !w || /[.!?…]["”’)]*$/.test(w.word);
 
+/** Words with punctuation between them ("roof top. Hours later", "Kyle. Gas") are two phrases, not one name. */
+const brokenByPunctuation = (span: readonly TimedWord[]) =>
+  span.slice(0, -1).some((w) => parts(w.word).tail !== "") || span.slice(1).some((w) => parts(w.word).lead !== "");
+
 /**
  * How the words from `at` onwards spell `entry`: the words each entry token replaces, or undefined
  * where they are not a near miss of it (or are already spelled exactly so).
@@ -93,7 +98,7 @@ const endsSentence = (w: TimedWord | undefined) => !w || /[.!?…]["”’)]*$/.
 function matchAt(words: readonly TimedWord[], at: number, entry: Entry): number[] | undefined {
   const n = entry.tokens.length;
   const same = words.slice(at, at + n);
-  if (same.length === n) {
+  if (same.length === n && !brokenByPunctuation(same)) {
     const cores = same.map((w) => parts(w.word).core);
     const exact = cores.map((c, i) => letters(c) === letters(entry.tokens[i]!));
     if (!exact.every(Boolean) && cores.every((c, i) => exact[i] || isNearMiss(c, entry.tokens[i]!))) {
@@ -107,6 +112,7 @@ function matchAt(words: readonly TimedWord[], at: number, entry: Entry): number[
     const span = words.slice(at, at + k);
     if (span.map((w) => letters(parts(w.word).core)).join("") !== entry.letters) continue;
     if (span.map((w) => parts(w.word).core).join(" ") === entry.text) continue;
+    if (brokenByPunctuation(span)) continue;
     const grouping = groupLetters(span.map((w) => letters(parts(w.word).core)), entry.tokens.map(letters));
     if (grouping) return grouping;
   }
