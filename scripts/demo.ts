@@ -9,6 +9,7 @@ import { spawn } from "bun";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { serveFile } from "../src/web/files.ts";
+import { SHOW_VOCABULARY } from "./fixtures/sandbox-script.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const SAMPLE = join(ROOT, "fixtures", "sample", "rooftop-hours.m4a");
@@ -37,11 +38,11 @@ for (let i = 0; ; i++) {
 }
 const key = (await new Response(spawn(["bun", "run", join(ROOT, "src/main.ts"), "keys", "create", "--org", "demo", "--env", "live"], { env, stdout: "pipe" }).stdout).text()).trim();
 console.log(`appliance: ${base}   (live key for org "demo": ${key})`);
-console.log(`submitting the bundled sample (${sampleUrl}) as a live job…`);
+console.log(`submitting the bundled sample (${sampleUrl}) as a live job, with the show's vocabulary (${SHOW_VOCABULARY.join(", ")})…`);
 
 const api = async (method: string, path: string, body?: unknown) =>
   (await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
-let job = await api("POST", "/v1/jobs", { source: { type: "video_url", url: sampleUrl }, options: { caption_style: "bold" } });
+let job = await api("POST", "/v1/jobs", { source: { type: "video_url", url: sampleUrl }, options: { caption_style: "bold", vocabulary: SHOW_VOCABULARY } });
 if (job.error) {
   console.error(`submission refused: ${job.error.code}: ${job.error.message}`);
   // The demo keeps its data (and the "demo" organisation's wallet) between runs in dataDir; once

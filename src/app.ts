@@ -10,6 +10,7 @@ import { SandboxRunner } from "./jobs/sandbox-runner.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { JobTransitions } from "./jobs/transitions.ts";
 import { livePipeline } from "./pipeline/live.ts";
+import { getVocabulary } from "./accounts/vocabulary.ts";
 import { SecretBox } from "./secrets.ts";
 import { clipReviewedOutbox, jobEventOutbox } from "./webhooks/events.ts";
 import { RenderRequests } from "./jobs/rerender.ts";
@@ -88,7 +89,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     onJobs: () => scheduler?.wake(),
   });
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
-  const live = new StagedLiveRunner(config, transitions, livePipeline(config, { store: storage }), storage);
+  const live = new StagedLiveRunner(config, transitions, livePipeline(config, { store: storage, orgVocabulary: (job) => getVocabulary(db, { orgId: job.orgId, env: job.env }).entries }), storage);
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, {
     workers: config.workers,
     perOrgLimit: config.maxLiveJobsPerOrg,

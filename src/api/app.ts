@@ -10,6 +10,7 @@ import { checkDeclaredBodySize, PARSER_BODY_BYTES } from "./body-limit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
 import { createFeedRoute, deleteFeedRoute, listFeedsRoute } from "./routes/feeds.ts";
+import { getVocabularyRoute, putVocabularyRoute } from "./routes/vocabulary.ts";
 import { createClipRenderRoute } from "./routes/clips.renders.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
@@ -26,6 +27,7 @@ import {
 import { registerBillingRoutes } from "./routes/billing.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
 import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
+import { registerVocabularyDashboard } from "../web/dashboard/vocabulary.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
 import { registerUploadDashboard } from "../web/dashboard/upload.ts";
 
@@ -112,6 +114,8 @@ export function buildApi(ctx: AppContext) {
     }, { parse: "none" })
     .get("/v1/feeds", ({ request, set }) => listFeedsRoute(ctx, request, set.headers as Record<string, string>))
     .delete("/v1/feeds/:id", ({ request, set, params }) => deleteFeedRoute(ctx, request, set.headers as Record<string, string>, params.id), { parse: "none" })
+    .get("/v1/vocabulary", ({ request, set }) => getVocabularyRoute(ctx, request, set.headers as Record<string, string>))
+    .put("/v1/vocabulary", ({ request, set }) => putVocabularyRoute(ctx, request, set.headers as Record<string, string>), { parse: "none" })
     .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
     .post("/share/:token/clips/:rank/review", ({ params, request }) => reviewFromSharePage(ctx, params.token, params.rank, request), { parse: "none" })
     .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
@@ -120,6 +124,7 @@ export function buildApi(ctx: AppContext) {
   registerWebhookDashboard(app as unknown as Elysia, ctx);
   registerUploadDashboard(app as unknown as Elysia, ctx);
   registerFeedDashboard(app as unknown as Elysia, ctx);
+  registerVocabularyDashboard(app as unknown as Elysia, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,

@@ -4,6 +4,7 @@ import { FeedCreateSchema, FeedListSchema, FeedSchema } from "../feeds/schema.ts
 import { ClipRenderCreateSchema, ClipSchema, JobCreateSchema, JobListSchema, JobSchema } from "../jobs/schema.ts";
 import { RawUploadQuerySchema, UploadSchema } from "../uploads/schema.ts";
 import { WalletSchema } from "../billing/schema.ts";
+import { VocabularyPutSchema, VocabularyResourceSchema } from "./routes/vocabulary.ts";
 
 /** OpenAPI 3.1 document generated from the same zod schemas that validate requests. */
 export function openApiDocument() {
@@ -38,6 +39,8 @@ export function openApiDocument() {
         Feed: json(FeedSchema),
         FeedCreate: json(FeedCreateSchema),
         FeedList: json(FeedListSchema),
+        Vocabulary: json(VocabularyResourceSchema),
+        VocabularyPut: json(VocabularyPutSchema),
         Error: errorSchema,
       },
     },
@@ -57,6 +60,17 @@ export function openApiDocument() {
             { name: "starting_after", in: "query", schema: { type: "string" } },
           ],
           responses: { "200": { description: "List", content: { "application/json": { schema: { $ref: "#/components/schemas/JobList" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/vocabulary": {
+        get: {
+          summary: "Extension: the organisation's vocabulary (names and terms) in the key's world",
+          responses: { "200": { description: "Vocabulary", content: { "application/json": { schema: { $ref: "#/components/schemas/Vocabulary" } } } }, default: errorResponse },
+        },
+        put: {
+          summary: "Extension: replace the organisation's vocabulary in the key's world; merged with each live job's `options.vocabulary`",
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/VocabularyPut" } } } },
+          responses: { "200": { description: "Vocabulary as stored", content: { "application/json": { schema: { $ref: "#/components/schemas/Vocabulary" } } } }, default: errorResponse },
         },
       },
       "/v1/jobs/{id}": {

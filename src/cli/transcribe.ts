@@ -1,8 +1,11 @@
 import { transcribeFile } from "../pipeline/transcribe/transcribe.ts";
 import { speakersFromFlag } from "../pipeline/transcribe/cast.ts";
 import { formatTranscript } from "../pipeline/transcribe/segments.ts";
+import { parseVocabularyList } from "../pipeline/transcribe/vocabulary.ts";
+import { JobOptionsSchema } from "../jobs/schema.ts";
 
-const USAGE = `usage: clipyard transcribe FILE [--json] [--model NAME] [--language CODE|auto] [--speakers N|"NAME, NAME"] [--no-diarize]\n`;
+const USAGE = `usage: clipyard transcribe FILE [--json] [--model NAME] [--language CODE|auto] [--speakers N|"NAME, NAME"] [--no-diarize] [--vocabulary "Name, Term"]
+`;
 
 export default async function transcribe(argv: string[]): Promise<number> {
   let file: string | undefined;
@@ -22,6 +25,15 @@ export default async function transcribe(argv: string[]): Promise<number> {
       opts.speakers = speakers;
     }
     else if (a === "--no-diarize") opts.diarize = false;
+    else if (a === "--vocabulary") {
+      // The API's own limits, so the command refuses what a job would.
+      const parsed = JobOptionsSchema.safeParse({ vocabulary: parseVocabularyList(argv[++i] ?? "") });
+      if (!parsed.success) {
+        process.stderr.write(`--vocabulary: ${parsed.error.issues[0]!.message}\n`);
+        return 2;
+      }
+      opts.vocabulary = parsed.data.vocabulary;
+    }
     else if (a === "-h" || a === "--help") {
       process.stdout.write(USAGE);
       return 0;
@@ -47,11 +59,12 @@ export default async function transcribe(argv: string[]): Promise<number> {
   if (json) {
     const out = {
       segments: t.segments.map(({ speaker, start, end, text }) => ({ speaker, start, end, text })),
-      words: t.words.map(({ word, start, end, speaker }) => ({ word, start, end, speaker })),
+      words: t.words.map(({ word, start, end, speaker, p }) => ({ word, start, end, speaker, ...(p === undefined ? {} : { probability: p }) })),
       language: t.language,
       speakerNames: t.speakerNames ?? {},
       ...(t.speakerNameEvidence ? { speaker_names: t.speakerNameEvidence } : {}),
       engine: t.engine,
+      ...(t.warnings ? { warnings: t.warnings } : {}),
     };
     process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   } else {

@@ -331,4 +331,14 @@ export const migrations: string[] = [
   CREATE INDEX jobs_org_env_started ON jobs(org_id, env, started_at);
   CREATE INDEX jobs_org_env_status ON jobs(org_id, env, status);
   `,
+  /* 11: a show's vocabulary per organisation and world (GET/PUT /v1/vocabulary): names and terms every
+     live job's recogniser is given, merged with the job's own. entries is a JSON array of strings. */ `
+  CREATE TABLE org_vocabulary (
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    env TEXT NOT NULL CHECK (env IN ('live','test')),
+    entries TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (org_id, env)
+  );
+  `,
 ];

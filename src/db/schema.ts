@@ -298,3 +298,10 @@ export const rateHits = sqliteTable("rate_hits", {
   bucket: text("bucket").notNull(),
   at: integer("at").notNull(),
 });
+
+export const orgVocabulary = sqliteTable("org_vocabulary", {
+  orgId: text("org_id").notNull(),
+  env: text("env", { enum: ["live", "test"] }).notNull(),
+  entries: text("entries").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});

@@ -78,9 +78,25 @@ export function wordsFromTokenSegments(segments: Segment[]): WhisperCppWord[] {
 export interface WhisperCppOptions {
   threads: number;
   language: string;
+  /** Initial prompt: the show's vocabulary, which biases the first window's spellings towards it. */
+  prompt?: string;
   /** 0..1 as the addon reports it. */
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
+}
+
+/** What the addon is asked for: one token per segment with its times, greedy, and the prompt if any. */
+export function addonOptions(opts: WhisperCppOptions): Record<string, unknown> {
+  return {
+    language: opts.language,
+    maxThreads: opts.threads,
+    tokenTimestamps: true,
+    maxLen: 1,
+    beamSize: 1,
+    temperature: 0,
+    ...(opts.prompt ? { prompt: opts.prompt } : {}),
+    ...(opts.onProgress ? { onProgress: (percent: number) => opts.onProgress!(percent / 100) } : {}),
+  };
 }
 
 /** Words with times (seconds) for 16 kHz mono audio, greedy decoding like the CTranslate2 path. */
@@ -94,15 +110,7 @@ export async function recogniseWithWhisperCpp(modelPath: string, samples: Float3
   WhisperContext.toggleNativeLog(true, (level, text) => (level === "error" ? log.warn : log.debug)("whisper.cpp", { text: text.trim() }));
   const ctx = new WhisperContext({ filePath: modelPath, useGpu: false });
   try {
-    const job = ctx.transcribeData(toPcm16(samples), {
-      language: opts.language,
-      maxThreads: opts.threads,
-      tokenTimestamps: true,
-      maxLen: 1,
-      beamSize: 1,
-      temperature: 0,
-      ...(opts.onProgress ? { onProgress: (percent: number) => opts.onProgress!(percent / 100) } : {}),
-    });
+    const job = ctx.transcribeData(toPcm16(samples), addonOptions(opts));
     const stop = () => void job.stop();
     opts.signal?.addEventListener("abort", stop);
     try {

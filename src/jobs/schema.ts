@@ -3,6 +3,7 @@ import { CAPTION_STYLES } from "../pipeline/render/captions.ts";
 import { FORMATS, type ClipFormat } from "../pipeline/render/graph.ts";
 import { SpeakersOptionSchema } from "../pipeline/transcribe/cast.ts";
 import { SOURCE_TYPES } from "./source-url.ts";
+import { VocabularySchema } from "./vocabulary-schema.ts";
 import { BoundedUrlSchema, MAX_URL_LENGTH } from "../net/url-bounds.ts";
 import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../pipeline/highlights/highlights.ts";
 
@@ -23,6 +24,7 @@ export const JobOptionsSchema = z
     min_clip_seconds: clip.min_clip_seconds.unwrap().optional().describe(`Extension: shortest clip in seconds, 5-300 (default ${DEFAULT_MIN_CLIP_SECONDS}).`),
     max_clip_seconds: clip.max_clip_seconds.unwrap().optional().describe(`Extension: longest clip in seconds, 10-600 (default ${DEFAULT_MAX_CLIP_SECONDS}).`),
     speakers: SpeakersOptionSchema.optional(),
+    vocabulary: VocabularySchema.optional(),
   })
   .strict()
   .refine(

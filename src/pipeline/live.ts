@@ -24,6 +24,9 @@ import { isOutOfSpace } from "../storage/disk-space.ts";
 import { planTrailer, renderTrailer } from "./render/trailer.ts";
 import { transcribeFile } from "./transcribe/transcribe.ts";
 import type { SpeakersOption } from "./transcribe/cast.ts";
+import { correctNearMisses } from "./transcribe/near-miss.ts";
+import { segmentsFromWords } from "./transcribe/segments.ts";
+import { mergeVocabulary } from "./transcribe/vocabulary.ts";
 import type { ClipPlan, MediaInfo, Transcript } from "./types.ts";
 
 const FORMATS_RENDERED: ClipFormat[] = ["linkedin", "x"];
@@ -37,6 +40,7 @@ export interface LiveOptions {
   min_clip_seconds?: number;
   max_clip_seconds?: number;
   speakers?: SpeakersOption;
+  vocabulary?: string[];
 }
 
 /** Everything a live job produces, stage by stage; JSON so each stage's result survives a restart. */
@@ -77,6 +81,8 @@ export interface LivePipelineOptions {
   outDir?(job: JobRow): string;
   /** Shared storage (CLIPYARD_STORAGE_URL): uploads are fetched from it. */
   store?: ObjectStore;
+  /** The organisation's stored vocabulary for the job's world (GET/PUT /v1/vocabulary), merged with the job's own. */
+  orgVocabulary?(job: JobRow): string[];
 }
 
 /**
@@ -86,6 +92,7 @@ export interface LivePipelineOptions {
 export function livePipeline(config: Config, opts: LivePipelineOptions = {}): LivePipeline<LiveState> {
   const outDir = opts.outDir ?? ((job: JobRow) => jobOutputDir(config.dataDir, job.id));
   const options = (job: JobRow) => JSON.parse(job.options) as LiveOptions;
+  const vocabulary = (job: JobRow) => mergeVocabulary(options(job).vocabulary, opts.orgVocabulary?.(job));
 
   const stages = (job: JobRow): Stage<LiveState>[] => [
     {
@@ -105,7 +112,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
       weight: 6,
       run: async (ctx) => {
         try {
-          ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { speakers: options(job).speakers, onProgress: ctx.report, signal: ctx.signal, maxSeconds: config.maxMediaSeconds });
+          ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { speakers: options(job).speakers, vocabulary: vocabulary(job), onProgress: ctx.report, signal: ctx.signal, maxSeconds: config.maxMediaSeconds });
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           if (err instanceof DecodedTooLongError) throw new PipelineError("media_fetch_failed", decodedTooLongMessage(err.limitSeconds, config.maxMediaSeconds), { cause: err });
@@ -132,7 +139,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const audio = audioFeaturesFromWav(wav);
         // Long stretches with no evidenced sentence end get a second opinion from the bigger model.
         const strengthened = await strengthenPunctuation(ctx.state.transcript!, wav, ctx.signal);
-        ctx.state.transcript = strengthened.transcript;
+        // Re-decoded stretches come from a recogniser that was not given the vocabulary: its near misses are corrected too.
+        ctx.state.transcript = withVocabulary(strengthened.transcript, vocabulary(job));
         if (strengthened.engine) ctx.state.engine.redecode = strengthened.engine;
         if (strengthened.warning) ctx.state.warnings.push(strengthened.warning);
         rmSync(wav, { force: true });
@@ -240,7 +248,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
       run: async (ctx) => {
         const { transcript, plan, rendered, source } = ctx.state as Required<LiveState>;
         writeFileSync(join(outDir(job), "notes.md"), plan.showNotes);
-        writeFileSync(join(outDir(job), "transcript.json"), JSON.stringify({ language: transcript.language, segments: namedSegments(transcript), words: transcript.words, speaker_names: transcript.speakerNameEvidence ?? [] }));
+        writeFileSync(join(outDir(job), "transcript.json"), JSON.stringify({ language: transcript.language, segments: namedSegments(transcript), words: publishedWords(transcript.words), speaker_names: transcript.speakerNameEvidence ?? [] }));
         ctx.state.exports = writeExports(outDir(job), {
           title: notesTitle(plan.showNotes) ?? "Episode",
           words: transcript.words,
@@ -259,6 +267,18 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
     initialState: () => ({ warnings: [], engine: {} }),
     output: (state, job) => buildOutput(state, job),
   };
+}
+
+/** Words as transcript.json gives them: the recogniser's confidence as `probability` (0..1) where it reported one. */
+export function publishedWords(words: Transcript["words"]) {
+  return words.map(({ p, ...w }) => (p === undefined ? w : { ...w, probability: p }));
+}
+
+/** The transcript with near misses of the vocabulary corrected, its segments rebuilt from the corrected words. */
+export function withVocabulary(t: Transcript, vocabulary: string[]): Transcript {
+  const { words, corrections } = correctNearMisses(t.words, vocabulary);
+  if (!corrections.length) return t;
+  return { ...t, words, segments: segmentsFromWords(words) };
 }
 
 const notesTitle = (notes: string): string | undefined => /^# (.+)$/m.exec(notes)?.[1]?.trim();

@@ -29,9 +29,12 @@ async function poll(key: string, id: string, timeoutMs: number) {
 
 test("a live job on a real two-speaker recording completes with every output filled and fetchable", async () => {
   const key = app.key("live-e2e", "live");
+  // The organisation spells one caller's name its way, the job the other's: both lists reach the
+  // recogniser, and the recording's "Diane" and "Sheila" come out spelled as listed.
+  expect((await app.api("PUT", "/v1/vocabulary", { key, body: { entries: ["Dianne"] } })).status).toBe(200);
   const body = {
     source: { type: "video_url", url: media.url("two_speakers_call.wav") },
-    options: { clip_count: 2, min_clip_seconds: 6, max_clip_seconds: 20, caption_style: "karaoke" },
+    options: { clip_count: 2, min_clip_seconds: 6, max_clip_seconds: 20, caption_style: "karaoke", vocabulary: ["Sheilah"] },
   };
   const submitted = await app.api("POST", "/v1/jobs", { key, body });
   expect(submitted.status).toBe(202);
@@ -64,7 +67,11 @@ test("a live job on a real two-speaker recording completes with every output fil
   expect(out.show_notes).toMatch(/^# .+/m);
   expect(out.transcript.length).toBeGreaterThan(1);
   expect(new Set(out.transcript.map((s: any) => s.speaker)).size).toBe(2);
-  expect(out.transcript.map((s: any) => s.text).join(" ").toLowerCase()).toContain("diane");
+  const said = out.transcript.map((s: any) => s.text).join(" ");
+  expect(said).toContain("Dianne");
+  expect(said).toContain("Sheilah");
+  expect(said).not.toMatch(/\b(Diane|Sheila)\b/);
+  expect(job.options.vocabulary).toEqual(["Sheilah"]); // the job echoes only its own list
   expect(out.engine.asr).toBeTruthy();
   const share = await fetch(out.guest_share_url);
   expect(share.status).toBe(200);

@@ -114,3 +114,14 @@ describe("buildAss", () => {
     expect(assTime(-1)).toBe("0:00:00.00");
   });
 });
+
+test("a word without duration at a clip's first instant is the clip's first caption word", async () => {
+  const { wordsInWindow } = await import("../../src/pipeline/render/captions.ts");
+  const w = (word: string, start: number, end: number) => ({ word, start, end, speaker: "Speaker 1" });
+  const words = [w("though.", 21.268, 21.688), w("Well,", 22.428, 22.428), w("there", 22.708, 22.708), w("later", 40, 40.5)];
+  expect(wordsInWindow(words, 22.428, 10).map((x) => x.word)).toEqual(["Well,", "there"]);
+  // One that ends exactly where the clip starts, having started before, is the previous clip's.
+  expect(wordsInWindow([w("before", 21, 22.428), ...words.slice(1)], 22.428, 10).map((x) => x.word)).toEqual(["Well,", "there"]);
+  // And one at the window's end is not in it.
+  expect(wordsInWindow(words, 12.428, 10).map((x) => x.word)).toEqual(["though."]);
+});

@@ -219,6 +219,9 @@ def transcribe_batch(model, w, batch, language, args, on_progress):
         word_timestamps=True,
         condition_on_previous_text=False,  # avoids runaway repetition loops on long podcasts
         vad_filter=False,  # speech regions already come from our verified Silero model
+        # The show's vocabulary, as the first window's prompt. Not `hotwords`, which prompts every
+        # window: on the bundled sample tiny.en then dropped whole sentences (WER 5.8 % -> 7.4 %).
+        initial_prompt=args.initial_prompt or None,
     )
     words = []
     for seg in segments:
@@ -619,6 +622,7 @@ def main():
     a.add_argument("--threads", type=int, default=2)
     a.add_argument("--beam", type=int, default=1)
     a.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    a.add_argument("--initial-prompt", default="", help="the show's vocabulary as prompt text")
     sub.add_parser("cuda")
     s = sub.add_parser("speakers")
     s.add_argument("--model", required=True)

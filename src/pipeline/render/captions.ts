@@ -128,9 +128,13 @@ function plain(text: string): string {
   return text.replace(/[{}\\]/g, "").replace(/\s+/g, " ").trim();
 }
 
-/** The words heard in [offset, offset + duration): what a clip's captions are made of. */
+/**
+ * The words heard in [offset, offset + duration): what a clip's captions are made of. A word the
+ * recogniser gave no duration (start = end) belongs where it starts: one at a clip's first instant
+ * is the clip's first word, as its transcript_text says.
+ */
 export function wordsInWindow(words: Word[], offset: number, duration: number): Word[] {
-  return words.filter((w) => w.end > offset && w.start < offset + duration);
+  return words.filter((w) => (w.end > offset || w.start >= offset) && w.start < offset + duration);
 }
 
 export interface CaptionCue {

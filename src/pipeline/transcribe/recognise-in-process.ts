@@ -122,7 +122,7 @@ export async function recogniseInProcess(
   model: string,
   audio: PcmSource,
   regions: Region[],
-  opts: { threads: number; language: string; onProgress?: (fraction: number) => void; signal?: AbortSignal },
+  opts: { threads: number; language: string; prompt?: string; onProgress?: (fraction: number) => void; signal?: AbortSignal },
 ): Promise<InProcessRecognition> {
   const ggmlModel = ggmlModelFor(model);
   const ggml = await ensureDerived(ggmlModel);

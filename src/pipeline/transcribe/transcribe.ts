@@ -20,6 +20,9 @@ import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
 import { chooseAsrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
+import { vocabularyPrompt } from "./vocabulary.ts";
+import { correctNearMisses } from "./near-miss.ts";
+import { doubtfulStretches } from "./confidence.ts";
 
 /** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
 export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
@@ -61,6 +64,8 @@ export interface TranscribeOptions {
   speakers?: SpeakersOption;
   /** "auto": neural speaker embeddings when their verified model is present, else MFCC; "mfcc": always MFCC (benchmarks). */
   diarizer?: "auto" | "mfcc";
+  /** The show's names and terms (merged job and organisation lists): the recogniser's prompt, then near misses corrected. */
+  vocabulary?: string[];
   /** Move speaker changes onto nearby sentence ends (default true; false keeps the diarizer's raw word labels, for comparison). */
   alignTurns?: boolean;
   onProgress?: (fraction: number) => void;
@@ -114,6 +119,36 @@ export function keepingEverySpeaker(labelled: Word[], aligned: Word[]): Word[] {
   return lost.size ? aligned.map((w, i) => (lost.has(labelled[i]!.speaker) ? { ...w, speaker: labelled[i]!.speaker } : w)) : aligned;
 }
 
+/** The worker's prompt arguments: none without a prompt, so its command line is unchanged. */
+export function promptArgs(prompt: string | undefined): string[] {
+  return prompt ? ["--initial-prompt", prompt] : [];
+}
+
+/** Voice this long without a word, after a prompted run, means the prompt probably made Whisper skip it. */
+export const UNHEARD_SPEECH_SECONDS = 4;
+
+/**
+ * The longest stretch of voice activity (seconds) that no word covers, each word taken to cover a
+ * second either side of it (pauses, breaths and word-time slack are not "unheard").
+ */
+export function longestUnheardSpeech(words: ReadonlyArray<{ start: number; end: number }>, regions: Region[]): number {
+  const covered = [...words].sort((a, b) => a.start - b.start).map((w) => [w.start - 1, w.end + 1] as const);
+  let longest = 0;
+  let k = 0;
+  for (const [a, b] of regions) {
+    let cursor = a;
+    while (k < covered.length && covered[k]![1] <= a) k++;
+    for (let j = k; j < covered.length && covered[j]![0] < b; j++) {
+      if (covered[j]![0] > cursor) longest = Math.max(longest, covered[j]![0] - cursor);
+      cursor = Math.max(cursor, covered[j]![1]);
+    }
+    if (b > cursor) longest = Math.max(longest, b - cursor);
+  }
+  return longest;
+}
+
+const withWarnings = (warnings: string[]) => (warnings.length ? { warnings } : {});
+
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
 export async function transcribeFile(path: string, opts: TranscribeOptions = {}): Promise<Transcript> {
   const progress = (f: number) => opts.onProgress?.(Math.max(0, Math.min(1, f)));
@@ -158,42 +193,64 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     progress(0.08);
     log.debug("speech regions", { count: regions.length, speechSeconds: totalSeconds(regions), duration });
 
-    let result: AsrResult | undefined;
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
-    if (regions.length && engine === "whisper-cpp") {
-      const r = await recogniseInProcess(modelName, audio, regions, { threads, language, onProgress: (f) => progress(0.08 + 0.8 * f), signal: opts.signal });
-      result = { language, language_probability: 1, duration, words: r.words };
-      opts.onStats?.("asr", r.usage);
-    } else if (regions.length) {
-      // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
-      const regionsFile = join(work, "regions.json");
-      writeFileSync(regionsFile, JSON.stringify(regions));
-      const asrUsage = await blameModelOnFailure(modelName, opts.signal, () => runWorker(
-        ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice()],
-        (m) => {
-          if (typeof m.progress === "number") progress(0.08 + 0.8 * m.progress);
-          if (m.device) {
-            device = m.device as AsrDevice;
-            if (device.warning) log.warn("speech recognition falls back to the CPU", { reason: device.warning });
-          }
-          if (m.result) result = m.result as AsrResult;
-        },
-        opts.signal,
-      ));
-      if (!result) throw new SpeechWorkerError("ASR worker returned no result");
-      opts.onStats?.("asr", asrUsage);
-      const speechSeconds = totalSeconds(regions);
-      if (implausiblyFewWords(result.words.length, speechSeconds)) {
-        // A model whose bytes changed in place still loads and decodes, but hears nothing: check
-        // its checksum before calling the media silent.
-        await assertModelIntact(modelName);
-        log.warn("few words for the voice activity found; the model is intact", { model: modelName, words: result.words.length, speechSeconds });
+    const recognise = async (prompt: string | undefined, report: (f: number) => void): Promise<AsrResult | undefined> => {
+      let result: AsrResult | undefined;
+      if (regions.length && engine === "whisper-cpp") {
+        const r = await recogniseInProcess(modelName, audio!, regions, { threads, language, prompt, onProgress: report, signal: opts.signal });
+        result = { language, language_probability: 1, duration, words: r.words };
+        opts.onStats?.("asr", r.usage);
+      } else if (regions.length) {
+        // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
+        const regionsFile = join(work, "regions.json");
+        writeFileSync(regionsFile, JSON.stringify(regions));
+        const asrUsage = await blameModelOnFailure(modelName, opts.signal, () => runWorker(
+          ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice(), ...promptArgs(prompt)],
+          (m) => {
+            if (typeof m.progress === "number") report(m.progress);
+            if (m.device) {
+              device = m.device as AsrDevice;
+              if (device.warning) log.warn("speech recognition falls back to the CPU", { reason: device.warning });
+            }
+            if (m.result) result = m.result as AsrResult;
+          },
+          opts.signal,
+        ));
+        if (!result) throw new SpeechWorkerError("ASR worker returned no result");
+        opts.onStats?.("asr", asrUsage);
+        const speechSeconds = totalSeconds(regions);
+        if (implausiblyFewWords(result.words.length, speechSeconds)) {
+          // A model whose bytes changed in place still loads and decodes, but hears nothing: check
+          // its checksum before calling the media silent.
+          await assertModelIntact(modelName);
+          log.warn("few words for the voice activity found; the model is intact", { model: modelName, words: result.words.length, speechSeconds });
+        }
+      }
+      return result;
+    };
+    const prompt = vocabularyPrompt(opts.vocabulary ?? []);
+    let result = await recognise(prompt, (f) => progress(0.08 + 0.8 * f));
+    const promptWarnings: string[] = [];
+    if (prompt && result) {
+      // A prompt sometimes makes Whisper skip speech (a 30 s call lost 20 s to "Sheilah, Dianne."):
+      // where it left a long stretch of voice without words, the words come from a run without it.
+      const unheard = longestUnheardSpeech(result.words, regions);
+      if (unheard >= UNHEARD_SPEECH_SECONDS) {
+        const plain = await recognise(undefined, () => {});
+        const plainUnheard = plain ? longestUnheardSpeech(plain.words, regions) : Infinity;
+        log.warn("the vocabulary prompt left speech without words; recognised again without it", { unheard, plainUnheard });
+        if (plain && plainUnheard < unheard) {
+          result = plain;
+          promptWarnings.push(`the recogniser skipped ${unheard.toFixed(0)} s of speech when prompted with the vocabulary, so these words come from a run without the prompt (near misses of the vocabulary are still corrected)`);
+        }
       }
     }
     progress(0.88);
 
-    const rawWords = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    const heard = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    const { words: rawWords, corrections } = correctNearMisses(heard, opts.vocabulary ?? []);
+    if (corrections.length) log.debug("vocabulary corrections", { corrections });
     const cast = castOf(opts.speakers);
     lap();
     const diarized =
@@ -220,7 +277,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       speakerTurns: diarizedTurns ?? speakerTimeline(regions, words),
       speakerActivity: diarizedActivity,
       engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}${diarized ? ` + ${diarized.engine}` : ""}`,
-      ...(diarized?.warning ? { warnings: [diarized.warning] } : {}),
+      ...withWarnings([...(diarized?.warning ? [diarized.warning] : []), ...promptWarnings, ...doubtfulStretches(words)]),
     };
   } finally {
     audio?.close();

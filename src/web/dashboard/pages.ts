@@ -29,6 +29,7 @@ export const DASHBOARD_SECTIONS: Section[] = [
   { path: "/dashboard/jobs", label: "Jobs" },
   { path: "/dashboard/webhooks", label: "Webhooks" },
   { path: "/dashboard/feeds", label: "Feeds" },
+  { path: "/dashboard/vocabulary", label: "Vocabulary" },
 ];
 
 export type Flash = { notice?: string; error?: string };
