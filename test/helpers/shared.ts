@@ -43,6 +43,12 @@ export function testShared(name: string, fn: () => unknown, timeout?: number): v
   else missing(name);
 }
 
+/** test.skipIf(cond)(), for a shared test that also has a reason of its own to skip (no GPU …). */
+testShared.skipIf = (skip: boolean) => (name: string, fn: () => unknown, timeout?: number): void => {
+  if (skip) test.skip(name, fn as () => void);
+  else testShared(name, fn, timeout);
+};
+
 /** describe(), run only where the shared recordings are present; its body is not even evaluated otherwise. */
 export function describeShared(name: string, fn: () => void): void {
   if (SHARED_PRESENT) describe(name, fn);
