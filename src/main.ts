@@ -18,6 +18,7 @@ const commands: Record<string, { summary: string; load: () => Promise<{ default:
   models: { summary: "list, fetch and verify local models", load: () => import("./cli/models.ts") },
   runtime: { summary: "install or check the Python speech runtime (faster-whisper, ONNX Runtime)", load: () => import("./cli/runtime.ts") },
   transcribe: { summary: "transcribe a media file with word timings and speakers", load: () => import("./cli/transcribe.ts") },
+  service: { summary: "install or remove the systemd unit that runs the appliance (--user for your own session)", load: () => import("./cli/service.ts") },
 };
 
 function usage(): string {

@@ -15,7 +15,7 @@ import { renderClip, renderClipFormats } from "../../src/pipeline/render/render.
 import { captionMargins } from "../../src/pipeline/render/captions.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
-import { testShared } from "../helpers/shared.ts";
+import { describeShared, testShared } from "../helpers/shared.ts";
 
 const MEDIA = SHARED_MEDIA;
 const work = mkdtempSync(join(tmpdir(), "clipyard-render-test-"));
@@ -73,12 +73,12 @@ describe("engine", () => {
   });
 });
 
-describe("renderClipFormats on a video source", () => {
+describeShared("renderClipFormats on a video source", () => {
   const words = evenWords("we keep bees on the roof above the bus stop", 0.5, 5.5);
   const formats = [["linkedin", 1080, 1920], ["x", 1920, 1080]] as const;
   let outs: string[] = [];
 
-  testShared("both formats from one call, in the order asked, sharing one normalised audio track", async () => {
+  test("both formats from one call, in the order asked, sharing one normalised audio track", async () => {
     const source = await probeMedia(join(MEDIA, "talking_head_a.mp4"));
     const told: string[] = [];
     const progress: number[] = [];
@@ -113,7 +113,7 @@ describe("renderClipFormats on a video source", () => {
     }, 60_000);
   }
 
-  testShared("no formats asked for is an error, not an empty success", async () => {
+  test("no formats asked for is an error, not an empty success", async () => {
     const source = await probeMedia(join(MEDIA, "talking_head_a.mp4"));
     await expect(renderClipFormats({ source, words, start: 0.5, end: 5.5 }, [])).rejects.toThrow(/no output formats/);
   });
