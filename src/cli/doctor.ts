@@ -15,10 +15,20 @@ import { loadWhisperCpp } from "../inference/whisper-cpp.ts";
 import { chooseAsrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
 import { DEFAULT_ASR_MODEL } from "../pipeline/transcribe/transcribe.ts";
 import { checkVadEngine } from "../pipeline/transcribe/vad-engine.ts";
-import { SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize-speakers.ts";
+import { SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize-speakers.ts";
+import { DEFAULT_EMBEDDING_MODEL } from "../inference/embedder.ts";
+import { setLogLevel } from "../log.ts";
 import { checkSpeakerEngine } from "../pipeline/transcribe/speaker-engine.ts";
 
-type Status = "ok" | "warn" | "fail";
+/** "optional": an extra that was never pulled (a bigger recogniser, a TTS voice), which is no fault. */
+type Status = "ok" | "optional" | "warn" | "fail";
+
+/**
+ * Optional models the default pipeline loads when they are there: without one a job loses quality
+ * (MFCC speaker clustering, TF-IDF topics), which is worth a warning. The other optional entries
+ * are extras nobody needs to pull.
+ */
+const DEGRADES_WITHOUT = new Set([SPEAKER_EMBEDDING_MODEL, SEGMENTATION_MODEL, DEFAULT_EMBEDDING_MODEL]);
 interface Check {
   name: string;
   status: Status;
@@ -87,6 +97,11 @@ async function checks(): Promise<Check[]> {
         const v = await verifyFile(path, f);
         if (!v.ok) problems.push(`${f.file}: ${v.reason}`);
       }
+    }
+    const neverPulled = problems.length === m.files.length && problems.every((p) => p.endsWith(" missing"));
+    if (m.optional && !DEGRADES_WITHOUT.has(m.name) && neverPulled) {
+      out.push({ name: `model ${m.name}`, status: "optional", detail: `optional, not pulled (clipyard models pull ${m.name})` });
+      continue;
     }
     const status: Status = problems.length === 0 ? "ok" : m.optional ? "warn" : "fail";
     out.push({
@@ -218,10 +233,13 @@ function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Chec
 
 /** `clipyard doctor [--json]`: what this machine will run, and what is missing. */
 export default async function doctor(argv: string[]): Promise<number> {
+  // The report is the output: the checks' own log lines (engine detection …) only when asked for
+  // with CLIPYARD_LOG_LEVEL; warnings and errors still reach stderr.
+  if (!process.env.CLIPYARD_LOG_LEVEL) setLogLevel("warn");
   const results = await checks();
   if (argv.includes("--json")) process.stdout.write(JSON.stringify({ checks: results }, null, 2) + "\n");
   else {
-    const mark = { ok: "✔", warn: "!", fail: "✘" };
+    const mark = { ok: "✔", optional: "·", warn: "!", fail: "✘" };
     for (const c of results) process.stdout.write(`${mark[c.status]} ${c.name.padEnd(24)} ${c.detail}\n`);
   }
   return results.some((c) => c.status === "fail") ? 1 : 0;
