@@ -15,20 +15,15 @@ import { loadWhisperCpp } from "../inference/whisper-cpp.ts";
 import { chooseAsrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
 import { DEFAULT_ASR_MODEL } from "../pipeline/transcribe/transcribe.ts";
 import { checkVadEngine } from "../pipeline/transcribe/vad-engine.ts";
-import { SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize-speakers.ts";
-import { DEFAULT_EMBEDDING_MODEL } from "../inference/embedder.ts";
+import { SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize-speakers.ts";
+import { PIPELINE_OPTIONAL_MODELS } from "../pipeline/pipeline-models.ts";
 import { setLogLevel } from "../log.ts";
 import { checkSpeakerEngine } from "../pipeline/transcribe/speaker-engine.ts";
 
 /** "optional": an extra that was never pulled (a bigger recogniser, a TTS voice), which is no fault. */
 type Status = "ok" | "optional" | "warn" | "fail";
 
-/**
- * Optional models the default pipeline loads when they are there: without one a job loses quality
- * (MFCC speaker clustering, TF-IDF topics), which is worth a warning. The other optional entries
- * are extras nobody needs to pull.
- */
-const DEGRADES_WITHOUT = new Set([SPEAKER_EMBEDDING_MODEL, SEGMENTATION_MODEL, DEFAULT_EMBEDDING_MODEL]);
+
 interface Check {
   name: string;
   status: Status;
@@ -99,7 +94,8 @@ async function checks(): Promise<Check[]> {
       }
     }
     const neverPulled = problems.length === m.files.length && problems.every((p) => p.endsWith(" missing"));
-    if (m.optional && !DEGRADES_WITHOUT.has(m.name) && neverPulled) {
+    // A missing model the default pipeline uses costs quality (a warning); an extra never pulled costs nothing.
+    if (m.optional && !(m.name in PIPELINE_OPTIONAL_MODELS) && neverPulled) {
       out.push({ name: `model ${m.name}`, status: "optional", detail: `optional, not pulled (clipyard models pull ${m.name})` });
       continue;
     }
@@ -107,7 +103,9 @@ async function checks(): Promise<Check[]> {
     out.push({
       name: `model ${m.name}`,
       status,
-      detail: problems.length ? `${problems.join("; ")} (run: clipyard models pull ${m.name})` : `checksum verified (${dir})`,
+      detail: problems.length
+        ? `${problems.join("; ")} (run: clipyard models pull ${m.name})${PIPELINE_OPTIONAL_MODELS[m.name] ? `; without it: ${PIPELINE_OPTIONAL_MODELS[m.name]}` : ""}`
+        : `checksum verified (${dir})`,
     });
   }
 
