@@ -18,6 +18,9 @@ const commands: Record<string, { summary: string; load: () => Promise<{ default:
   models: { summary: "list, fetch and verify local models", load: () => import("./cli/models.ts") },
   runtime: { summary: "install or check the Python speech runtime (faster-whisper, ONNX Runtime)", load: () => import("./cli/runtime.ts") },
   transcribe: { summary: "transcribe a media file with word timings and speakers", load: () => import("./cli/transcribe.ts") },
+  backup: { summary: "copy the database, files and secret key into a folder while the appliance serves", load: () => import("./cli/backup.ts") },
+  restore: { summary: "bring a backup back into a new data directory (and database)", load: () => import("./cli/restore.ts") },
+  service: { summary: "install or remove the systemd unit that runs the appliance (--user for your own session)", load: () => import("./cli/service.ts") },
 };
 
 function usage(): string {

@@ -4,21 +4,27 @@ import { loadManifest } from "../models/manifest.ts";
 import { ensureDerived } from "../models/derived.ts";
 import { pull } from "../models/pull.ts";
 import { inProcessModelFor } from "../pipeline/transcribe/recognise-in-process.ts";
+import { missingCost, PIPELINE_OPTIONAL_MODELS } from "../pipeline/pipeline-models.ts";
 import { fileState, modelDir, stampVerified } from "../models/store.ts";
 import { join } from "node:path";
 
 const USAGE = `usage:
-  clipyard models list [--verify]     models in the manifest: present? verified? size
-  clipyard models pull [NAME...]      fetch and verify (default: every non-optional model); a
-                                      recognition model also gets the ggml file whisper.cpp runs
-                                      without Python, converted from it and verified
+  clipyard models list [--verify]     models in the manifest: present? verified? size, and what
+                                      a job loses without each
+  clipyard models pull [NAME...]      fetch and verify (default: every model the default pipeline
+                                      uses: recognition, voice activity, speaker embeddings,
+                                      segmentation, sentence embeddings, faces); a recognition model
+                                      also gets the ggml file whisper.cpp runs without Python,
+                                      converted from it and verified
+  clipyard models pull --minimal      only the required models (speaker labels then come from MFCC
+                                      clustering, topics from TF-IDF)
 `;
 
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 
 async function list(fullVerify: boolean): Promise<number> {
   const { modelsDir } = loadConfig();
-  const rows = [["name", "present", "verified", "size", "licence", "needed"]];
+  const rows = [["name", "present", "verified", "size", "licence", "needed", "without it"]];
   for (const m of loadManifest()) {
     const dir = modelDir(m.name, modelsDir);
     let present = true;
@@ -34,7 +40,8 @@ async function list(fullVerify: boolean): Promise<number> {
       verified &&= state === "verified";
     }
     const size = m.files.reduce((s, f) => s + f.size, 0);
-    rows.push([m.name, present ? "yes" : "no", verified ? "yes" : "no", mb(size), m.licence, m.internetOnly ? "optional, internet only" : m.optional ? "optional" : "required"]);
+    const needed = !m.optional ? "required" : m.name in PIPELINE_OPTIONAL_MODELS ? "default pipeline" : m.internetOnly ? "optional, internet only" : "optional";
+    rows.push([m.name, present ? "yes" : "no", verified ? "yes" : "no", mb(size), m.licence, needed, verified ? "" : missingCost(m)]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const r of rows) process.stdout.write(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd() + "\n");
@@ -45,7 +52,13 @@ export default async function models(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "list") return list(rest.includes("--verify"));
   if (sub === "pull") {
-    const names = rest.length ? rest : loadManifest().filter((m) => !m.optional).map((m) => m.name);
+    const minimal = rest.includes("--minimal");
+    const named = rest.filter((a) => a !== "--minimal");
+    if (minimal && named.length) {
+      process.stderr.write(USAGE);
+      return 2;
+    }
+    const names = named.length ? named : loadManifest().filter((m) => !m.optional || (!minimal && m.name in PIPELINE_OPTIONAL_MODELS)).map((m) => m.name);
     let failed = 0;
     for (const name of names) {
       try {

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { uploadFilePath } from "../../src/pipeline/acquire.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { checkExports } from "../helpers/exports.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { speechWav } from "../helpers/speech.ts";
 import { rawUpload, terminalJob, tusClient } from "../helpers/uploads.ts";
 
 /** Uploads through the real HTTP server: raw bodies, tus in chunks, and sandbox jobs made from them. */
 let app: TestAppliance;
-const RECORDING = join(SHARED_MEDIA, "jfk.wav");
+const RECORDING = speechWav();
 const bytes = readFileSync(RECORDING);
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
@@ -21,9 +20,9 @@ afterAll(() => app.stop());
 
 test("a raw body upload is stored byte for byte and answers 201 with the Upload", async () => {
   const key = app.key("up-raw");
-  const res = await rawUpload(app, key, Bun.file(RECORDING), "?filename=jfk.wav");
+  const res = await rawUpload(app, key, Bun.file(RECORDING), "?filename=speech.wav");
   expect(res.status).toBe(201);
-  expect(res.json).toMatchObject({ object: "upload", status: "complete", size: bytes.length, received_bytes: bytes.length, filename: "jfk.wav", livemode: false });
+  expect(res.json).toMatchObject({ object: "upload", status: "complete", size: bytes.length, received_bytes: bytes.length, filename: "speech.wav", livemode: false });
   expect(res.json.id).toMatch(/^upl_[A-Za-z0-9]+$/);
   expect(Date.parse(res.json.expires_at) - Date.parse(res.json.created_at)).toBe(24 * 3600 * 1000);
   expect(res.headers.get("location")).toBe(`${app.baseUrl}/v1/uploads/${res.json.id}`);
@@ -36,14 +35,14 @@ test("a raw body upload is stored byte for byte and answers 201 with the Upload"
 test("tus: created, sent in chunks, interrupted, resumed from the server's offset, completed", async () => {
   const key = app.key("up-tus");
   const tus = tusClient(app, key);
-  const created = await tus.create(bytes.length, { filename: "jfk.wav" });
+  const created = await tus.create(bytes.length, { filename: "speech.wav" });
   expect(created.status).toBe(201);
   expect(created.headers.get("tus-resumable")).toBe("1.0.0");
   expect(created.headers.get("access-control-allow-origin")).toBeNull();
   const body = (await created.json()) as any;
   const url = created.headers.get("location")!;
   expect(url).toBe(`${app.baseUrl}/v1/uploads/${body.id}`);
-  expect(body).toMatchObject({ status: "receiving", size: bytes.length, filename: "jfk.wav" });
+  expect(body).toMatchObject({ status: "receiving", size: bytes.length, filename: "speech.wav" });
   expect(new Date(created.headers.get("upload-expires")!).getTime()).toBe(Math.floor(Date.parse(body.expires_at) / 1000) * 1000);
 
   const first = await tus.patch(url, 0, bytes.slice(0, 100_000));

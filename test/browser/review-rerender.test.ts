@@ -7,6 +7,7 @@ import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appli
 import { startMediaServer } from "../helpers/media-server.ts";
 import { startReceiver } from "../helpers/receiver.ts";
 import { eventually } from "../helpers/wait.ts";
+import { testShared } from "../helpers/shared.ts";
 
 /**
  * Issue #20 in real Chromium: a guest approves and rejects clips with the share page's buttons (a
@@ -64,7 +65,7 @@ test("share page: a guest approves one clip and rejects another with the buttons
   await page.close();
 }, 120_000);
 
-test("dashboard job page: Re-render gives one clip of a live job a new caption style; the other stays", async () => {
+testShared("dashboard job page: Re-render gives one clip of a live job a new caption style; the other stays", async () => {
   const key = app.key("rerender-browser", "live");
   const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 2, min_clip_seconds: 5, max_clip_seconds: 14 } };
   const submitted = (await app.api("POST", "/v1/jobs", { key, body })).json;

@@ -8,7 +8,7 @@ import { uploadFilePath } from "../../src/pipeline/acquire.ts";
 import { issueLoginToken, loginUrl } from "../../src/web/dashboard/session.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { launchChromium, SCREENSHOTS } from "../helpers/chromium.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { speechWav } from "../helpers/speech.ts";
 
 /**
  * The dashboard's Upload page in real Chromium: a file dropped on the zone (a real drop event with
@@ -16,7 +16,7 @@ import { SHARED_MEDIA } from "../helpers/paths.ts";
  * running to completion. Screenshots go to test/browser/screenshots/ for a person to look at.
  */
 const SHOTS = SCREENSHOTS;
-const RECORDING = join(SHARED_MEDIA, "jfk.wav");
+const RECORDING = speechWav();
 let app: TestAppliance;
 let browser: Browser;
 
@@ -57,9 +57,9 @@ test("drop a recording, watch it upload, the sandbox job it submits completes", 
       zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true }));
       zone.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
     },
-    { b64: bytes.toString("base64"), name: "jfk.wav" },
+    { b64: bytes.toString("base64"), name: "speech.wav" },
   );
-  expect(await page.locator("#chosen").textContent()).toBe("jfk.wav · 0.3 MB");
+  expect(await page.locator("#chosen").textContent()).toBe("speech.wav · 0.5 MB");
   await page.getByLabel("Environment").selectOption("test");
   await page.getByRole("button", { name: "Upload and create clips" }).click();
   const notice = page.locator("#result.notice");

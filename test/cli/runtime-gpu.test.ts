@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { GPU_REQUIREMENTS_SHA256 } from "../../src/inference/speech-runtime-install.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { testShared } from "../helpers/shared.ts";
 
 /**
  * `clipyard runtime install --gpu` for real (CUDA 12 cuBLAS and cuDNN 9 from PyPI, about 2 GB installed),
@@ -55,7 +56,7 @@ test("doctor --json says whether CUDA recognition will run, and why not", () => 
   }
 }, 120_000);
 
-test.skipIf(hasNvidiaDriver())("with the CUDA libraries but no usable GPU, recognition runs int8 on the CPU and asking for CUDA is a clear error", () => {  const auto = clipyard(["transcribe", join(SHARED_MEDIA, "jfk.wav"), "--json", "--no-diarize"]);
+testShared.skipIf(hasNvidiaDriver())("with the CUDA libraries but no usable GPU, recognition runs int8 on the CPU and asking for CUDA is a clear error", () => {  const auto = clipyard(["transcribe", join(SHARED_MEDIA, "jfk.wav"), "--json", "--no-diarize"]);
   expect(auto.code).toBe(0);
   const t = JSON.parse(auto.out);
   expect(t.engine).toBe("faster-whisper/CTranslate2 whisper-tiny.en int8 + silero-vad v5 in-process");
@@ -67,7 +68,7 @@ test.skipIf(hasNvidiaDriver())("with the CUDA libraries but no usable GPU, recog
   expect(forced.err).toContain("--device cuda: no NVIDIA driver: libcuda.so.1 cannot be loaded");
 }, 120_000);
 
-test.skipIf(!hasNvidiaDriver())("on an NVIDIA GPU: Whisper runs float16 on CUDA and hears the same words as the CPU", () => {
+testShared.skipIf(!hasNvidiaDriver())("on an NVIDIA GPU: Whisper runs float16 on CUDA and hears the same words as the CPU", () => {
   const gpu = JSON.parse(clipyard(["transcribe", join(SHARED_MEDIA, "jfk.wav"), "--json", "--no-diarize"], { CLIPYARD_ASR_DEVICE: "cuda" }).out);
   const cpu = JSON.parse(clipyard(["transcribe", join(SHARED_MEDIA, "jfk.wav"), "--json", "--no-diarize"], { CLIPYARD_ASR_DEVICE: "cpu" }).out);
   expect(gpu.engine).toBe("faster-whisper/CTranslate2 whisper-tiny.en float16 on CUDA + silero-vad v5 in-process");

@@ -15,10 +15,11 @@ import { assFilter, FORMATS } from "../../src/pipeline/render/graph.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { readWav } from "../../src/media/wav.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { SHARED_PRESENT, describeShared } from "../helpers/shared.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-audiogram-captions-"));
 /** The waveform's audio: the recording the graphs are checked against. */
-const audio = readWav(join(SHARED_MEDIA, "jfk.wav"));
+const audio = SHARED_PRESENT ? readWav(join(SHARED_MEDIA, "jfk.wav")) : undefined!;
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Words at uneven times (0.37 s apart, 0.29 s long) so boundaries land anywhere within frames. */
@@ -37,7 +38,7 @@ async function frameHashes(graph: string, seconds: number, fromRow = 0): Promise
   return stdout.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split(",").pop()!.trim());
 }
 
-describe("audiogram rows drawn only where they change", () => {
+describeShared("audiogram rows drawn only where they change", () => {
   for (const [format, fps] of [["linkedin", 25], ["x", 30]] as const) {
     test(`${format} at ${fps} fps: every frame equals drawing every row on every frame`, async () => {
       const frame = FORMATS[format];

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { freePort, ServerProcess } from "../helpers/process.ts";
 import { childrenOf, isWorking, until } from "../helpers/procfs.ts";
+import { testShared } from "../helpers/shared.ts";
 
 let server: ServerProcess | undefined;
 let media: ReturnType<typeof startMediaServer>;
@@ -36,7 +37,7 @@ async function startServer(env: Record<string, string>, dataDir?: string): Promi
   return s;
 }
 
-test("kill -9 mid-transcription and mid-render: no child survives, and the next start removes the dead run's work folders", async () => {
+testShared("kill -9 mid-transcription and mid-render: no child survives, and the next start removes the dead run's work folders", async () => {
   // A 5 s lease: the killed run's job is taken over 5 s after the restart instead of a minute.
   const env = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1", TMPDIR: scratch, CLIPYARD_LEASE_SECONDS: "5" };
   server = await startServer(env);

@@ -8,12 +8,13 @@ import { join } from "node:path";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { diarizationErrorRate, parseRttm, parseUem } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { describeShared } from "../helpers/shared.ts";
 
 const SLOW = 180_000;
 const reference = (name: string) => parseRttm(readFileSync(join(SHARED_MEDIA, `${name}.rttm`), "utf8"));
 const uem = (name: string) => parseUem(readFileSync(join(SHARED_MEDIA, `${name}.uem`), "utf8"));
 
-describe("neural diarization", () => {
+describeShared("neural diarization", () => {
   test(
     "two_speakers_call: two speakers counted, words and who-spoke-when from CAM++ embeddings",
     async () => {

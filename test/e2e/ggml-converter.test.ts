@@ -17,6 +17,7 @@ import { fileState, modelDir, resolveModel } from "../../src/models/store.ts";
 import { recogniseWithWhisperCpp, wordsFromTokenSegments } from "../../src/inference/whisper-cpp.ts";
 import { wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { testShared } from "../helpers/shared.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-ggml-"));
 /** A models folder of its own, with the verified source linked: derived files are made here, not in the checkout. */
@@ -75,7 +76,7 @@ test("a derived file that no longer matches is converted again, then verified", 
   expect(fileState(join(models, spec.name), spec)).toBe("verified");
 }, 60_000);
 
-test("whisper.cpp on the converted file hears the same words as CTranslate2 on jfk", async () => {
+testShared("whisper.cpp on the converted file hears the same words as CTranslate2 on jfk", async () => {
   const wav = join(SHARED_MEDIA, "jfk.wav");
   const audio = readWav(wav);
   const ref = readFileSync(join(SHARED_MEDIA, "jfk.ref.txt"), "utf8");
@@ -98,7 +99,7 @@ test("whisper.cpp on the converted file hears the same words as CTranslate2 on j
   expect(words[words.length - 1]!.end).toBeLessThanOrEqual(11.1);
 }, 180_000);
 
-test("after a recognition the process exits by itself (whisper.cpp's log callback does not hold it open)", async () => {
+testShared("after a recognition the process exits by itself (whisper.cpp's log callback does not hold it open)", async () => {
   const q8 = await ensureDerived("whisper-tiny.en-ggml-q8_0", models);
   const child = Bun.spawnSync(["bun", join(import.meta.dir, "../../scripts/bench/asr-engines-child.ts"), q8, join(SHARED_MEDIA, "jfk.wav"), "2"], { timeout: 90_000 });
   expect(child.signalCode ?? null).toBeNull();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { checkExports } from "../helpers/exports.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
+import { testShared } from "../helpers/shared.ts";
 
 const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
 let app: TestAppliance;
@@ -27,7 +28,7 @@ async function poll(key: string, id: string, timeoutMs: number) {
   }
 }
 
-test("a live job on a real two-speaker recording completes with every output filled and fetchable", async () => {
+testShared("a live job on a real two-speaker recording completes with every output filled and fetchable", async () => {
   const key = app.key("live-e2e", "live");
   // The organisation spells one caller's name its way, the job the other's: both lists reach the
   // recogniser, and the recording's "Diane" and "Sheila" come out spelled as listed.

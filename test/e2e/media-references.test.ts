@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
-import { startMediaServer, SHARED_MEDIA } from "../helpers/media-server.ts";
+import { startMediaServer } from "../helpers/media-server.ts";
+import { speechWav } from "../helpers/speech.ts";
 
 const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
 let app: TestAppliance;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   const victimDir = join(app.dataDir, "jobs", "job_victim0000000000000000", "source");
   mkdirSync(victimDir, { recursive: true });
   victim = join(victimDir, "source.ts");
-  const ff = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-t", "4", "-i", join(SHARED_MEDIA, "jfk.wav"), "-c:a", "aac", "-f", "mpegts", victim]);
+  const ff = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-t", "4", "-i", speechWav(), "-c:a", "aac", "-f", "mpegts", victim]);
   expect(ff.exitCode).toBe(0);
   served = mkdtempSync(join(tmpdir(), "clipyard-served-"));
   writeFileSync(join(served, "episode.m3u8"), `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:5\n#EXTINF:4.0,\nfile://${victim}\n#EXT-X-ENDLIST\n`);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
 import { assertModelIntact, ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../../src/models/store.ts";
 import { implausiblyFewWords, transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { speechWav } from "../helpers/speech.ts";
 
 let models: string;
 let speech: string;
@@ -42,8 +42,8 @@ beforeAll(() => {
     expect(Bun.spawnSync(["cp", "-rpL", join(ROOT_DIR, "models", name), join(models, name)]).exitCode).toBe(0);
   }
   process.env.CLIPYARD_MODELS_DIR = models;
-  speech = join(models, "jfk-6s.wav");
-  const ff = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-t", "7", "-i", join(SHARED_MEDIA, "jfk.wav"), speech]);
+  speech = join(models, "speech-7s.wav");
+  const ff = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-t", "7", "-i", speechWav(), speech]);
   expect(ff.exitCode).toBe(0);
 });
 

@@ -13,6 +13,7 @@ import { delimiter, join, resolve } from "node:path";
 import { modelDir } from "../../src/models/store.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { testShared } from "../helpers/shared.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "clipyard-no-python-"));
@@ -71,7 +72,7 @@ test("models pull: the recognition model is verified and its ggml file converted
   expect(existsSync(join(models, "whisper-tiny.en-ggml-q8_0", "ggml-tiny.en-q8_0.bin"))).toBe(true);
 }, 120_000);
 
-test("process: clips, notes and a transcript of the phone call, recognised in-process", () => {
+testShared("process: clips, notes and a transcript of the phone call, recognised in-process", () => {
   const out = join(dir, "out");
   const r = clipyard(["process", join(SHARED_MEDIA, "two_speakers_call.wav"), "--out", out, "--clips", "1", "--min-seconds", "5", "--max-seconds", "20"]);
   expect(r.err).toMatch(/done in [\d.]+ s: 1 clips/);
@@ -87,7 +88,7 @@ test("process: clips, notes and a transcript of the phone call, recognised in-pr
   expect(existsSync(join(models, "whisper-tiny.en-ggml-q8_0", "ggml-tiny.en-q8_0.bin"))).toBe(true);
 }, 300_000);
 
-test("serve: a live job on the phone call completes, recognised in-process", async () => {
+testShared("serve: a live job on the phone call completes, recognised in-process", async () => {
   const media = startMediaServer();
   const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
   const port = probe.port;

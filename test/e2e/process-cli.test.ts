@@ -6,6 +6,7 @@ import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { readOtio } from "../helpers/exports.ts";
 import { SHARED_MEDIA } from "../helpers/media-server.ts";
+import { beforeAllShared, testShared } from "../helpers/shared.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "clipyard-process-"));
@@ -13,7 +14,7 @@ const source = join(work, "interview.mp4");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A 20 s two-person video from the real talking-head recordings: left, right, left, right speaking. */
-beforeAll(async () => {
+beforeAllShared(async () => {
   const a = join(SHARED_MEDIA, "talking_head_a.mp4");
   const b = join(SHARED_MEDIA, "talking_head_b.mp4");
   const side = (i: number) => `[${i}:v]trim=0:5,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1[v${i}]`;
@@ -29,7 +30,7 @@ beforeAll(async () => {
   ]);
 }, 60_000);
 
-test("clipyard process writes clips in both formats, notes, transcript and job.json for a local video", async () => {
+testShared("clipyard process writes clips in both formats, notes, transcript and job.json for a local video", async () => {
   const out = join(work, "out");
   const proc = Bun.spawn(["bun", "run", join(ROOT, "src/main.ts"), "process", source, "--out", out, "--clips", "1", "--min-seconds", "5", "--max-seconds", "20", "--caption-style", "boxed"], {
     cwd: ROOT,
@@ -65,7 +66,7 @@ test("clipyard process writes clips in both formats, notes, transcript and job.j
   expect(existsSync(join(out, ".clipyard-work"))).toBe(false);
 }, 180_000);
 
-test("clipyard process refuses bad options and missing files with a clear message", async () => {
+testShared("clipyard process refuses bad options and missing files with a clear message", async () => {
   const run = async (...args: string[]) => {
     const p = Bun.spawn(["bun", "run", join(ROOT, "src/main.ts"), "process", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
     return { code: await p.exited, err: await new Response(p.stderr).text() };

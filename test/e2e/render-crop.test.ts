@@ -18,6 +18,7 @@ import { renderClip } from "../../src/pipeline/render/render.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 import { talkingHeadsPair } from "../helpers/compositions.ts";
+import { beforeAllShared, describeShared } from "../helpers/shared.ts";
 
 const MEDIA = SHARED_MEDIA;
 const work = mkdtempSync(join(tmpdir(), "clipyard-crop-test-"));
@@ -30,11 +31,11 @@ const words: Word[] = [
   ...Array.from({ length: 10 }, (_, i) => ({ word: "right", start: 5.2 + i * 0.45, end: 5.6 + i * 0.45, speaker: "Speaker 2" })),
 ];
 
-beforeAll(async () => {
+beforeAllShared(async () => {
   source = await probeMedia(await talkingHeadsPair(join(work, "side-by-side.mp4")));
 }, 60_000);
 
-describe("speaker-following crop", () => {
+describeShared("speaker-following crop", () => {
   test("the active speaker's face is inside the 9:16 window in >= 90% of instants", async () => {
     const plan = await planSpeakerCrop(source, words, 0, 10);
     expect(plan.path.mode).toBe("track");

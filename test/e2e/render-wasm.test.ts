@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { ffprobeJson } from "../../src/media/ffmpeg.ts";
 import { meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { testShared } from "../helpers/shared.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-wasm-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -20,7 +21,7 @@ const cases = [
 ] as const;
 
 for (const c of cases) {
-  test(`without native ffmpeg the wasm engine renders ${c.name}`, async () => {
+  testShared(`without native ffmpeg the wasm engine renders ${c.name}`, async () => {
     const out = join(work, `wasm-${c.format}.mp4`);
     const env: Record<string, string | undefined> = { ...process.env, PATH: join(work, "empty-path") };
     delete env.FFMPEG_PATH;

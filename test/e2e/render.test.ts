@@ -15,6 +15,7 @@ import { renderClip, renderClipFormats } from "../../src/pipeline/render/render.
 import { captionMargins } from "../../src/pipeline/render/captions.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { describeShared, testShared } from "../helpers/shared.ts";
 
 const MEDIA = SHARED_MEDIA;
 const work = mkdtempSync(join(tmpdir(), "clipyard-render-test-"));
@@ -72,7 +73,7 @@ describe("engine", () => {
   });
 });
 
-describe("renderClipFormats on a video source", () => {
+describeShared("renderClipFormats on a video source", () => {
   const words = evenWords("we keep bees on the roof above the bus stop", 0.5, 5.5);
   const formats = [["linkedin", 1080, 1920], ["x", 1920, 1080]] as const;
   let outs: string[] = [];
@@ -119,7 +120,7 @@ describe("renderClipFormats on a video source", () => {
 });
 
 describe("renderClip on an audio-only source", () => {
-  test("audiogram: vertical frame, loudness in spec, captions present", async () => {
+  testShared("audiogram: vertical frame, loudness in spec, captions present", async () => {
     const source = await probeMedia(join(MEDIA, "jfk.wav"));
     expect(source.hasVideo).toBe(false);
     const words = evenWords("and so my fellow Americans ask not what your country can do for you", 0.3, 8);
@@ -186,7 +187,7 @@ describe("audiogram waveform", () => {
     return { lit, unlit, playingX: playing ? playingX / playing : NaN };
   }
 
-  test("lights from left to right as the clip plays, the playing bar in white, and draws a quiet recording's bars as a loud one's", async () => {
+  testShared("lights from left to right as the clip plays, the playing bar in white, and draws a quiet recording's bars as a loud one's", async () => {
     // The same speech 20 dB quieter: the bars follow the clip's own loud level, not a fixed gain.
     const quiet = join(work, "jfk-quiet.wav");
     await ffmpeg(["-y", ...mediaInput(join(MEDIA, "jfk.wav")), "-af", "volume=-20dB", quiet]);
@@ -220,7 +221,7 @@ describe("audiogram waveform", () => {
 });
 
 describe("normalizeAudio", () => {
-  test("delivers the window in spec as AAC and leaves only that file behind", async () => {
+  testShared("delivers the window in spec as AAC and leaves only that file behind", async () => {
     const dir = join(work, "loudness");
     mkdirSync(dir);
     const got = await normalizeAudio(join(MEDIA, "jfk.wav"), { start: 1, duration: 8 }, join(dir, "out.m4a"), { bitrateKbps: 128, channels: 2 });

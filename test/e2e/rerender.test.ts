@@ -6,6 +6,7 @@ import { splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { eventually } from "../helpers/wait.ts";
+import { beforeAllShared, afterAllShared, testShared } from "../helpers/shared.ts";
 
 /**
  * Re-render (issue #20) on a real live job: one clip gets another caption style and narrower
@@ -16,11 +17,11 @@ import { eventually } from "../helpers/wait.ts";
 const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
 let app: TestAppliance;
 let media: ReturnType<typeof startMediaServer>;
-beforeAll(async () => {
+beforeAllShared(async () => {
   media = startMediaServer();
   app = await startAppliance({ env: LAN });
 });
-afterAll(async () => {
+afterAllShared(async () => {
   await app.stop();
   media.stop();
 });
@@ -35,7 +36,7 @@ async function hashes(clip: any): Promise<string[]> {
   return Promise.all([...Object.values(clip.rendered_urls), clip.captions_srt_url, clip.captions_vtt_url].map((u) => sha(u as string)));
 }
 
-test("re-rendering one clip changes its caption style and bounds and nothing else", async () => {
+testShared("re-rendering one clip changes its caption style and bounds and nothing else", async () => {
   const key = app.key("rerender-e2e", "live");
   const body = {
     source: { type: "video_url", url: media.url("two_speakers_call.wav") },

@@ -9,6 +9,7 @@ import { freePort, ServerProcess } from "../helpers/process.ts";
 import { startSeaweedFs, type SeaweedFs } from "../helpers/seaweedfs.ts";
 import { eventually } from "../helpers/wait.ts";
 import { serveFile } from "../../src/web/files.ts";
+import { beforeAllShared, afterAllShared, testShared } from "../helpers/shared.ts";
 
 /**
  * Object storage end to end against a real SeaweedFS: a live job's outputs and its checkpoint live in
@@ -22,7 +23,7 @@ const OPTIONS = { clip_count: 2, min_clip_seconds: 6, max_clip_seconds: 20 };
 let sw: SeaweedFs;
 /** A media server that counts the requests for the source: a resume must not fetch it again. */
 let media: { url: string; gets: () => number; stop(): void };
-beforeAll(async () => {
+beforeAllShared(async () => {
   sw = await startSeaweedFs();
   let gets = 0;
   const server = Bun.serve({
@@ -35,7 +36,7 @@ beforeAll(async () => {
   });
   media = { url: `http://127.0.0.1:${server.port}/two_speakers_call.wav`, gets: () => gets, stop: () => server.stop(true) };
 }, 150_000);
-afterAll(async () => {
+afterAllShared(async () => {
   media?.stop();
   await sw?.stop();
 });
@@ -45,7 +46,7 @@ const localFiles = (dir: string): string[] => (existsSync(dir) ? (readdirSync(di
 /** The object a share URL names, as the bucket holds it. */
 const objectBytes = async (jobId: string, url: string) => new Uint8Array(await sw.client.file(`jobs/${jobId}/out/${url.split("/").pop()}`).arrayBuffer());
 
-test("an upload and a live job with S3 storage: both in the bucket, none of it left on the node, media URLs redirect to presigned URLs", async () => {
+testShared("an upload and a live job with S3 storage: both in the bucket, none of it left on the node, media URLs redirect to presigned URLs", async () => {
   const app: TestAppliance = await startAppliance({ env: { ...LAN, ...sw.env() } });
   try {
     const key = app.key("s3-e2e", "live");
@@ -98,7 +99,7 @@ test("an upload and a live job with S3 storage: both in the bucket, none of it l
   }
 }, 300_000);
 
-test("kill -9 mid-job: another node with its own data directory resumes at the checkpointed stage from the bucket, and proxies media with Range", async () => {
+testShared("kill -9 mid-job: another node with its own data directory resumes at the checkpointed stage from the bucket, and proxies media with Range", async () => {
   // Two data directories: the nodes share the key that seals webhook secrets through the setting.
   const env = { ...LAN, CLIPYARD_LEASE_SECONDS: "5", CLIPYARD_SECRET_KEY: randomBytes(32).toString("base64") };
   const a = new ServerProcess(freePort(), { ...env, ...sw.env() });

@@ -18,15 +18,16 @@ import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { speechRegions } from "../../src/pipeline/transcribe/vad.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { SHARED_PRESENT, describeShared } from "../helpers/shared.ts";
 
 // A copy: the worker's windows file is written beside the WAV, and the shared recordings stay untouched.
 const work = mkdtempSync(join(tmpdir(), "clipyard-speaker-engines-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const CALL = join(work, "two_speakers_call.wav");
-copyFileSync(join(SHARED_MEDIA, "two_speakers_call.wav"), CALL);
+if (SHARED_PRESENT) copyFileSync(join(SHARED_MEDIA, "two_speakers_call.wav"), CALL);
 const SLOW = 180_000;
 
-describe("speaker models: in-process equals the Python worker", () => {
+describeShared("speaker models: in-process equals the Python worker", () => {
   test("CAM++: every window's embedding at cosine >= 0.999 to the worker's", async () => {
     const inProcess = await planSpeakerEngine("onnxruntime");
     const worker = await planSpeakerEngine("python");

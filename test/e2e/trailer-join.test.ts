@@ -13,6 +13,7 @@ import { joinVideoCrossfaded, pieceGraph, planJoin, probeSegments, videoCrossfad
 import { renderTrailer, trailerDuration } from "../../src/pipeline/render/trailer.ts";
 import { talkingHeadsPair } from "../helpers/compositions.ts";
 import { peakChildRss } from "../helpers/process-memory.ts";
+import { testShared } from "../helpers/shared.ts";
 
 let dir: string;
 const XF = 0.3;
@@ -60,7 +61,7 @@ describe("trailer join", () => {
     expect(got).toEqual(expected);
   }, 120000);
 
-  test("renderTrailer: picture and sound of the joined trailer last as the plan says", async () => {
+  testShared("renderTrailer: picture and sound of the joined trailer last as the plan says", async () => {
     const source = await probeMedia(await talkingHeadsPair(join(dir, "pair.mp4")));
     const segments = [{ start: 0.5, end: 2.5, clip: 0 }, { start: 4, end: 6.4, clip: 0 }, { start: 6.8, end: 9.2, clip: 1 }];
     const words = [0.6, 4.2, 7].map((t) => ({ word: "hello", start: t, end: t + 0.4, speaker: "Speaker 1" }));

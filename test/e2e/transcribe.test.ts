@@ -10,12 +10,13 @@ import { joinWords } from "../../src/pipeline/highlights/sentences.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { diarizationErrorRate, normalizeWords, parseRttm, turnSentenceStats, wordErrorRate } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { testShared } from "../helpers/shared.ts";
 
 const MEDIA = SHARED_MEDIA;
 const SLOW = 120_000;
 
 describe("transcribeFile", () => {
-  test(
+  testShared(
     "jfk.wav: accurate words with sane timings",
     async () => {
       const progress: number[] = [];
@@ -44,7 +45,7 @@ describe("transcribeFile", () => {
     SLOW,
   );
 
-  test(
+  testShared(
     "two_speakers_call.wav: two speakers found, named, and placed",
     async () => {
       const t = await transcribeFile(join(MEDIA, "two_speakers_call.wav"));
@@ -63,7 +64,7 @@ describe("transcribeFile", () => {
     SLOW,
   );
 
-  test(
+  testShared(
     "any media ffmpeg reads: an MP4 with AAC audio",
     async () => {
       const t = await transcribeFile(join(MEDIA, "talking_head_a.mp4"));
@@ -74,7 +75,7 @@ describe("transcribeFile", () => {
     SLOW,
   );
 
-  test(
+  testShared(
     "a quiet copy of the phone call transcribes to the same words",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "clipyard-quiet-"));
@@ -102,7 +103,7 @@ describe("transcribeFile", () => {
     SLOW,
   );
 
-  test(
+  testShared(
     "a quiet far-field meeting (-51 dB mean) still gives the words spoken in it",
     async () => {
       const t = await transcribeFile(join(MEDIA, "meeting_trn02.wav"));
@@ -117,7 +118,7 @@ describe("transcribeFile", () => {
     SLOW,
   );
 
-  test("a multilingual model detects the language", async () => {
+  testShared("a multilingual model detects the language", async () => {
     const t = await transcribeFile(join(MEDIA, "jfk.wav"), { model: "whisper-base", diarize: false });
     expect(t.language).toBe("en");
     expect(t.engine).toContain("whisper-base");

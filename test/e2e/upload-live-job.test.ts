@@ -7,6 +7,7 @@ import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { checkExports } from "../helpers/exports.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 import { terminalJob } from "../helpers/uploads.ts";
+import { beforeAllShared, afterAllShared, testShared } from "../helpers/shared.ts";
 
 /**
  * The studio path end to end: a real recording goes up with the tus reference client in chunks, the
@@ -17,10 +18,10 @@ import { terminalJob } from "../helpers/uploads.ts";
 const RECORDING = join(SHARED_MEDIA, "two_speakers_call.wav");
 const CHUNK = 128 * 1024;
 let app: TestAppliance;
-beforeAll(async () => {
+beforeAllShared(async () => {
   app = await startAppliance({ env: { CLIPYARD_TIME_SCALE: "1" } });
 });
-afterAll(() => app.stop());
+afterAllShared(() => app.stop());
 
 interface Sent {
   url: string;
@@ -52,7 +53,7 @@ function send(data: Buffer, key: string, opts: { uploadUrl?: string; stopAfterCh
   });
 }
 
-test("tus upload, interrupted and resumed, becomes a live job whose exports all parse", async () => {
+testShared("tus upload, interrupted and resumed, becomes a live job whose exports all parse", async () => {
   const key = app.key("upload-e2e", "live");
   const data = readFileSync(RECORDING);
   expect(data.length).toBeGreaterThan(CHUNK * 4);

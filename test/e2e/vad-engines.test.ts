@@ -13,11 +13,12 @@ import { resolveModel } from "../../src/models/store.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { describeShared } from "../helpers/shared.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-vad-engines-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe("Silero VAD: in-process equals the Python worker", () => {
+describeShared("Silero VAD: in-process equals the Python worker", () => {
   for (const name of ["jfk", "two_speakers_call"]) {
     test(`${name}.wav: every window's probability within 1e-4`, async () => {
       const wav = join(work, `${name}.wav`);

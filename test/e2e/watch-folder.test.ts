@@ -6,12 +6,13 @@ import { join } from "node:path";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 import { freePort, ServerProcess } from "../helpers/process.ts";
 import { eventually } from "../helpers/wait.ts";
+import { SHARED_PRESENT, testShared } from "../helpers/shared.ts";
 
 /**
  * `clipyard watch` as users run it: a real process on a data directory, a recording copied into the
  * folder slowly, the live pipeline making its clips, a kill -9 and a restart.
  */
-const RECORDING = readFileSync(join(SHARED_MEDIA, "jfk.wav"));
+const RECORDING = SHARED_PRESENT ? readFileSync(join(SHARED_MEDIA, "jfk.wav")) : Buffer.alloc(0);
 const SETTLE_SECONDS = 1;
 const dir = mkdtempSync(join(tmpdir(), "clipyard-watched-"));
 const watcher = new ServerProcess(freePort(), { CLIPYARD_WATCH_SETTLE_SECONDS: String(SETTLE_SECONDS), CLIPYARD_TIME_SCALE: "1", CLIPYARD_LEASE_SECONDS: "5" });
@@ -61,7 +62,7 @@ function readJobJson(name: string): any {
   return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : null;
 }
 
-test("a file copied in slowly becomes one live job once its copy finishes; a restart neither repeats nor loses files", async () => {
+testShared("a file copied in slowly becomes one live job once its copy finishes; a restart neither repeats nor loses files", async () => {
   await startWatcher();
   writeFileSync(join(dir, "notes.txt"), "not media");
   writeFileSync(join(dir, "later.wav.part"), RECORDING.subarray(0, 1000));
@@ -104,7 +105,7 @@ test("a file copied in slowly becomes one live job once its copy finishes; a res
   expect(existsSync(join(dir, "clipyard", "later.wav.part"))).toBe(false);
 }, 600_000);
 
-test("a watcher killed while a job runs: the next run finishes the job and writes its results", async () => {
+testShared("a watcher killed while a job runs: the next run finishes the job and writes its results", async () => {
   await startWatcher();
   await copySlowly("third.wav", 2, 100);
   const processing = () => query<{ id: string; status: string }>("SELECT j.id, j.status FROM watch_files w JOIN jobs j ON j.id = w.job_id WHERE w.name = 'third.wav'");

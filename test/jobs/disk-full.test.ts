@@ -20,7 +20,7 @@ import { jobOutputDir, jobWorkDir } from "../../src/pipeline/output.ts";
 import { PipelineError } from "../../src/pipeline/stage.ts";
 import { isOutOfSpace } from "../../src/storage/disk-space.ts";
 import { openTestDb, testDbEnv } from "../helpers/db.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { speechWav } from "../helpers/speech.ts";
 import { eventually } from "../helpers/wait.ts";
 
 /**
@@ -64,7 +64,7 @@ onTmpfs("a live job whose decode fills the disk fails with analysis_failed, leav
           mkdirSync(join(ctx.workDir, "out"), { recursive: true });
           writeFileSync(join(ctx.workDir, "out", "partial.txt"), "x");
           try {
-            await decodeToSpeechWav(join(SHARED_MEDIA, "jfk.wav"), join(ctx.workDir, "speech.wav"));
+            await decodeToSpeechWav(speechWav(), join(ctx.workDir, "speech.wav"));
           } catch (err) {
             throw new PipelineError("analysis_failed", "transcription failed", { cause: err });
           }
@@ -113,7 +113,7 @@ onTmpfs("ffmpeg's own report of a full disk counts as out of space, through the 
   const filler = join(disk, "filler2");
   writeFileSync(filler, Buffer.alloc(bavail * bsize - 128 * 1024));
   try {
-    const err = await decodeToSpeechWav(join(SHARED_MEDIA, "jfk.wav"), join(disk, "speech.wav")).then(() => null, (e) => e);
+    const err = await decodeToSpeechWav(speechWav(), join(disk, "speech.wav")).then(() => null, (e) => e);
     expect(err).not.toBeNull();
     expect(isOutOfSpace(new PipelineError("media_fetch_failed", "not media", { cause: err }))).toBe(true);
     expect(isOutOfSpace(new PipelineError("media_fetch_failed", "not media", { cause: new Error("moov atom not found") }))).toBe(false);

@@ -4,9 +4,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { JobListSchema, JobSchema, type Job } from "../../src/jobs/schema.ts";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { basename, dirname, join } from "node:path";
+import { speechWav } from "../helpers/speech.ts";
 import { cleanEnv, freePort, MAIN, REPO_ROOT, startAppliance, type Appliance } from "./appliance.ts";
+
+/** A folder of test recordings (generated speech) that local_file is allowed to read. */
+const MEDIA = dirname(speechWav());
 
 type ToolCall = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
 
@@ -44,9 +47,9 @@ describe("clipyard mcp against a real appliance", () => {
   beforeAll(async () => {
     appliance = await startAppliance();
     key = await appliance.createKey("mcp-test");
-    // The folders local_file may read: the shared recordings and a scratch "home" (tmp holds the data directory too).
+    // The folders local_file may read: the test recordings and a scratch "home" (tmp holds the data directory too).
     session = await connect(
-      cleanEnv({ SERVICE_API_KEY: key, CLIPYARD_API_URL: appliance.baseUrl, CLIPYARD_DATA_DIR: appliance.env.CLIPYARD_DATA_DIR!, CLIPYARD_LOCAL_FILE_DIRS: `${SHARED_MEDIA}:${tmpdir()}` }),
+      cleanEnv({ SERVICE_API_KEY: key, CLIPYARD_API_URL: appliance.baseUrl, CLIPYARD_DATA_DIR: appliance.env.CLIPYARD_DATA_DIR!, CLIPYARD_LOCAL_FILE_DIRS: `${MEDIA}:${tmpdir()}` }),
     );
   }, 30_000);
 
@@ -115,7 +118,7 @@ describe("clipyard mcp against a real appliance", () => {
   }, 45_000);
 
   test("submit_job with a local_file path uploads the file; the sandbox job completes; a retry with its key replays", async () => {
-    const path = join(SHARED_MEDIA, "jfk.wav");
+    const path = speechWav();
     const args = { source: { type: "local_file", path }, idempotency_key: "local-file-key-1" };
     const submitted = await call(session.client, "submit_job", args);
     expect(submitted.isError).toBeFalsy();
@@ -123,7 +126,7 @@ describe("clipyard mcp against a real appliance", () => {
     expect(queued.source.type).toBe("upload");
     expect(queued.source.upload_id).toStartWith("upl_");
     const upload = await fetch(`${appliance.baseUrl}/v1/uploads/${queued.source.upload_id}`, { headers: { authorization: `Bearer ${key}` } });
-    expect(await upload.json()).toMatchObject({ status: "complete", size: statSync(path).size, filename: "jfk.wav" });
+    expect(await upload.json()).toMatchObject({ status: "complete", size: statSync(path).size, filename: "speech.wav" });
 
     let job: Job = queued;
     const deadline = Date.now() + 30_000;
@@ -139,7 +142,7 @@ describe("clipyard mcp against a real appliance", () => {
   }, 45_000);
 
   test("a local_file path that is relative, missing or a folder is invalid_parameter on source.path", async () => {
-    for (const path of ["episode.mp3", "/no/such/episode.mp3", SHARED_MEDIA]) {
+    for (const path of ["episode.mp3", "/no/such/episode.mp3", MEDIA]) {
       const err = apiError(await call(session.client, "submit_job", { source: { type: "local_file", path } }));
       expect(err).toMatchObject({ code: "invalid_parameter", param: "source.path", request_id: null });
     }
@@ -153,9 +156,9 @@ describe("clipyard mcp against a real appliance", () => {
     try {
       // Media the probe accepts, but in places local_file must not read.
       mkdirSync(join(home, ".ssh"));
-      copyFileSync(join(SHARED_MEDIA, "jfk.wav"), join(home, ".ssh", "episode.wav"));
+      copyFileSync(speechWav(), join(home, ".ssh", "episode.wav"));
       mkdirSync(join(dataDir, "sources"), { recursive: true });
-      copyFileSync(join(SHARED_MEDIA, "jfk.wav"), join(dataDir, "sources", "other-org.wav"));
+      copyFileSync(speechWav(), join(dataDir, "sources", "other-org.wav"));
       symlinkSync(join(dataDir, "sources", "other-org.wav"), join(home, "innocent.wav"));
       symlinkSync(dataDir, join(home, "data-link"));
       writeFileSync(join(home, "notes.wav"), "a text file named like media");
@@ -167,7 +170,7 @@ describe("clipyard mcp against a real appliance", () => {
         [join(dataDir, "sources", "other-org.wav"), /data directory/],
         [join(home, "innocent.wav"), /data directory/],
         [join(home, "data-link", "sources", "other-org.wav"), /data directory/],
-        [`${SHARED_MEDIA}/../../../etc/passwd`, /outside the folders/],
+        [`${MEDIA}${"/..".repeat(MEDIA.split("/").length - 1)}/etc/passwd`, /outside the folders/],
         [join(home, ".ssh", "episode.wav"), /hidden \(dot\) folder/],
         [join(home, "notes.wav"), /not audio or video in an accepted container/],
       ];
@@ -178,12 +181,12 @@ describe("clipyard mcp against a real appliance", () => {
       }
       expect(readdirSync(join(dataDir, "uploads")).length).toBe(uploadsBefore);
       // A real media file in an allowed folder, reached through `..`, is still accepted.
-      copyFileSync(join(SHARED_MEDIA, "jfk.wav"), join(home, "mine.wav"));
+      copyFileSync(speechWav(), join(home, "mine.wav"));
       const ok = await call(session.client, "submit_job", { source: { type: "local_file", path: `${home}/../${basename(home)}/mine.wav` } });
       expect(ok.isError).toBeFalsy();
       const job = JobSchema.parse(ok.structuredContent);
       const upload = await fetch(`${appliance.baseUrl}/v1/uploads/${job.source.upload_id}`, { headers: { authorization: `Bearer ${key}` } });
-      expect(await upload.json()).toMatchObject({ status: "complete", size: statSync(join(SHARED_MEDIA, "jfk.wav")).size, filename: "mine.wav" });
+      expect(await upload.json()).toMatchObject({ status: "complete", size: statSync(speechWav()).size, filename: "mine.wav" });
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -5,13 +5,13 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { acquire, SOURCE_FILE, uploadedFileName, uploadFilePath, uploadInfoPath } from "../../src/pipeline/acquire.ts";
 import { PipelineError } from "../../src/pipeline/stage.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { speechWav } from "../helpers/speech.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "clipyard-acquire-upload-"));
 const config = loadConfig({ CLIPYARD_DATA_DIR: dataDir });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function stage(id: string, filename: string | undefined, from = join(SHARED_MEDIA, "jfk.wav")) {
+function stage(id: string, filename: string | undefined, from = speechWav()) {
   mkdirSync(join(dataDir, "uploads"), { recursive: true });
   copyFileSync(from, uploadFilePath(dataDir, id));
   writeFileSync(uploadInfoPath(dataDir, id), JSON.stringify({ id, metadata: filename === undefined ? {} : { filename } }));
@@ -40,6 +40,6 @@ test("a vanished upload or one with no audio fails acquisition with media_fetch_
   const missing = acquire({ type: "upload", url: "upl_gone" }, join(dataDir, "jobs/j2/source"), config);
   await expect(missing).rejects.toBeInstanceOf(PipelineError);
   await expect(missing).rejects.toMatchObject({ code: "media_fetch_failed" });
-  stage("upl_text", "notes.txt", join(SHARED_MEDIA, "README.md"));
+  stage("upl_text", "notes.txt", join(import.meta.dir, "../fixtures/interview.turns.txt"));
   await expect(acquire({ type: "upload", url: "upl_text" }, join(dataDir, "jobs/j3/source"), config)).rejects.toMatchObject({ code: "media_fetch_failed" });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MediaProbeError, NoAudioStreamError, parseProbe, probeMedia } from "../../src/media/probe.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { testShared } from "../helpers/shared.ts";
 
 const MEDIA = SHARED_MEDIA;
 
@@ -16,7 +17,7 @@ test("parseProbe ignores cover art and reads fps", () => {
   expect(parseProbe("v.mp4", { streams: [{ codec_type: "video", width: 640, height: 360, avg_frame_rate: "30000/1001" }] }).fps).toBeCloseTo(29.97, 2);
 });
 
-test("probes a real video with audio", async () => {
+testShared("probes a real video with audio", async () => {
   const info = await probeMedia(join(MEDIA, "talking_head_a.mp4"), { requireAudio: true });
   expect(info.hasVideo).toBe(true);
   expect(info.hasAudio).toBe(true);

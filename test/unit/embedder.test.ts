@@ -8,6 +8,7 @@ import { WordPieceTokenizer } from "../../src/inference/embedder-minilm.ts";
 import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
 import { cosine } from "../../src/pipeline/highlights/topics.ts";
 import { SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
+import { testShared } from "../helpers/shared.ts";
 
 const modelsDir = loadConfig().modelsDir;
 
@@ -29,7 +30,7 @@ describe("embedder availability", () => {
     expect(() => verifiedModelDir(dir)).toThrow(/not verified/);
   });
 
-  test("planHighlights without an embedder says so in its output", async () => {
+  testShared("planHighlights without an embedder says so in its output", async () => {
     const t = transcriptFromTurnsFile(SHARED_MEDIA + "two_speakers_call.turns.txt");
     const plan = await planHighlights(t, { embedder: null, embedderUnavailableReason: "not installed" });
     expect(plan.similarity).toBe("lexical-tfidf");
@@ -79,7 +80,7 @@ describe("all-MiniLM-L6-v2 (installed model)", () => {
     }
   });
 
-  test("planHighlights uses the embeddings and names the model", async () => {
+  testShared("planHighlights uses the embeddings and names the model", async () => {
     const e = await loadEmbedder(modelsDir);
     const t = transcriptFromTurnsFile(SHARED_MEDIA + "two_speakers_call.turns.txt");
     const plan = await planHighlights(t, { embedder: e });

@@ -8,10 +8,11 @@ import { FBANK_BINS, fbank, fbankFrames } from "../../src/media/fbank.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 import { workerPython } from "../helpers/worker-python.ts";
+import { describeShared } from "../helpers/shared.ts";
 
 const CALL = join(SHARED_MEDIA, "two_speakers_call.wav");
 
-describe("Kaldi fbank", () => {
+describeShared("Kaldi fbank", () => {
   // A 1.5 s embedding window, a whole 10 s stretch, an odd length and one shorter than a frame.
   const spans: [number, number][] = [[16000, 24000], [48000, 208000], [100003, 100003 + 7777], [5000, 5300]];
 

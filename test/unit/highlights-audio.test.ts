@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { audioFeaturesFromWav } from "../../src/pipeline/highlights/audio.ts";
 import { readWav } from "../../src/media/wav.ts";
 import { SHARED_MEDIA } from "../helpers/synthetic-transcript.ts";
+import { describeShared } from "../helpers/shared.ts";
 
 /** Speech spans from an RTTM file (SPEAKER lines: onset at field 4, duration at field 5). */
 function rttm(path: string): { start: number; end: number }[] {
@@ -13,7 +14,7 @@ function rttm(path: string): { start: number; end: number }[] {
     .map((f) => ({ start: Number(f[3]), end: Number(f[3]) + Number(f[4]) }));
 }
 
-describe("audio energy from real recordings", () => {
+describeShared("audio energy from real recordings", () => {
   test("reads 16-bit and float WAVs at their real length", () => {
     const call = readWav(SHARED_MEDIA + "two_speakers_call.wav");
     expect(call.sampleRate).toBe(16000);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { ffmpeg } from "../../src/media/ffmpeg.ts";
 import { MediaProbeError, probeMedia } from "../../src/media/probe.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { speechWav } from "../helpers/speech.ts";
 
 let dir: string;
 let secret: string;
@@ -19,8 +19,11 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "clipyard-refs-"));
   // MPEG-TS is what HLS segments normally are, so the playlist demuxer reads it without complaint.
   secret = join(dir, "secret.ts");
-  const ff = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-t", "3", "-i", join(SHARED_MEDIA, "jfk.wav"), "-c:a", "aac", "-f", "mpegts", secret]);
+  const ff = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-t", "3", "-i", speechWav(), "-c:a", "aac", "-f", "mpegts", secret]);
   expect(ff.exitCode).toBe(0);
+  // A talking-head-like MP4 (picture and speech) for the accepted-containers case.
+  const mp4 = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:d=2", "-t", "2", "-i", speechWav(), "-c:v", "libx264", "-c:a", "aac", "-shortest", join(dir, "talking.mp4")]);
+  expect(mp4.exitCode).toBe(0);
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,8 +61,8 @@ test("the referenced recording itself is an accepted container, under any name",
   const info = await probeMedia(join(dir, "copy.media"), { requireAudio: true });
   expect(info.hasAudio).toBe(true);
   expect(info.durationSeconds).toBeGreaterThan(2.5);
-  for (const real of ["jfk.wav", "talking_head_a.mp4"]) {
-    expect((await probeMedia(join(SHARED_MEDIA, real), { requireAudio: true })).hasAudio).toBe(true);
+  for (const real of [speechWav(), join(dir, "talking.mp4")]) {
+    expect((await probeMedia(real, { requireAudio: true })).hasAudio).toBe(true);
   }
 });
 

@@ -3,6 +3,7 @@ import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
 import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
 import { buildShowNotes, formatTimestamp, notesSection } from "../../src/pipeline/highlights/shownotes.ts";
 import { INTERVIEW_FIXTURE, SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
+import { testShared } from "../helpers/shared.ts";
 
 
 const toSeconds = (ts: string) => ts.split(":").map(Number).reduce((a, b) => a * 60 + b, 0);
@@ -71,7 +72,7 @@ describe("buildShowNotes on the interview", () => {
 });
 
 describe("buildShowNotes edge cases", () => {
-  test("the real two-speaker call lists its places", () => {
+  testShared("the real two-speaker call lists its places", () => {
     const t = transcriptFromTurnsFile(SHARED_MEDIA + "two_speakers_call.turns.txt");
     const md = buildShowNotes(t, selectClips(t));
     const mentioned = notesSection(md, "Mentioned").join(" ");

@@ -12,19 +12,20 @@ import { mfcc } from "../../src/pipeline/transcribe/diarize-features.ts";
 import { medianPitch } from "../../src/pipeline/transcribe/diarize-pitch.ts";
 import { energyFrames } from "../../src/pipeline/highlights/audio.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { beforeAllShared, afterAllShared, describeShared } from "../helpers/shared.ts";
 
 let dir: string;
 let wav: string;
 
-beforeAll(async () => {
+beforeAllShared(async () => {
   dir = mkdtempSync(join(tmpdir(), "clipyard-wav-stream-"));
   // 75 s: more than one block of MFCC frames (60 s) and of energy frames.
   wav = join(dir, "long.wav");
   await ffmpeg(["-y", "-stream_loop", "2", ...mediaInput(join(SHARED_MEDIA, "two_speakers_call.wav")), "-t", "75", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", wav]);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAllShared(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("WAV read in blocks", () => {
+describeShared("WAV read in blocks", () => {
   test("windows read from disk equal the samples read whole, at the edges too", () => {
     const whole = readWav(wav);
     const src = openWav(wav);

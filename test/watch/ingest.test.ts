@@ -7,7 +7,7 @@ import { priceCents } from "../../src/billing/pricing.ts";
 import { grantCredits } from "../../src/billing/topups.ts";
 import { ingestFile, type IngestDeps, type WatchedFile } from "../../src/watch/ingest.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { speechWav } from "../helpers/speech.ts";
 
 /**
  * The ingest step against a real appliance (SQLite, uploads folder, billing), the scheduler off so
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 function place(name: string): WatchedFile {
-  copyFileSync(join(SHARED_MEDIA, "jfk.wav"), join(folder, name));
+  copyFileSync(speechWav(), join(folder, name));
   const s = statSync(join(folder, name));
   return { folder, name, stamp: { size: s.size, mtimeMs: Math.trunc(s.mtimeMs) } };
 }

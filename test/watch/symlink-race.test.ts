@@ -6,7 +6,7 @@ import { ensureOrg } from "../../src/accounts/orgs.ts";
 import { uploadFilePath } from "../../src/pipeline/acquire.ts";
 import { FolderWatcher } from "../../src/watch/watcher.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { speechWav } from "../helpers/speech.ts";
 
 /**
  * Issue 36 (8): the listing skipped symlinks, but the stat, probe and copy that followed opened the
@@ -23,7 +23,7 @@ beforeAll(async () => {
   app = await startAppliance({ scheduler: false });
   mkdirSync(folder);
   mkdirSync(join(root, "other-org"));
-  copyFileSync(join(SHARED_MEDIA, "jfk.wav"), victim);
+  copyFileSync(speechWav(), victim);
   const p = Bun.spawn(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=300:sample_rate=16000", "-t", "3", ours]);
   expect(await p.exited).toBe(0);
   // The attacker can stat the victim's file, not read it: theirs is padded to its size, and the copy
