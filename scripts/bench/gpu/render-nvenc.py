@@ -50,16 +50,14 @@ def find(pred):
 
 def swap_encoder(argv, enc):
     i = next(k for k in range(len(argv)) if argv[k:k + len(X264)] == X264)
-    if enc == "libx264":
-        return argv
     tail = argv[i + len(X264):]
     head = argv[:i]
-    if enc == "nvenc+cuda-decode":
+    if enc.endswith("+cuda-decode"):
         j = head.index("-i") if "-i" in head else 0
         # before the source's first input option (-ss/-t are input options here)
         k = head.index("-ss") if "-ss" in head else j
         head = head[:k] + ["-hwaccel", "cuda"] + head[k:]
-    return head + NVENC + tail
+    return head + (X264 if enc.startswith("libx264") else NVENC) + tail
 
 
 def run(argv):
@@ -113,9 +111,16 @@ cases = [
     ("16:9", localise(wide, os.path.join(D, "captions-x.ass")), localise(floor_wide)),
 ]
 results = []
+# The appliance's own probe encode (ffmpeg-engine.ts probeArgs): NVENC only where the GPU has the encoder.
+probe_nvenc = subprocess.run([FF, "-hide_banner", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=256x256:r=10:d=0.5",
+                              "-vf", "null,format=yuv420p", *NVENC, "-frames:v", "5", "-f", "null", "-"], capture_output=True, text=True)
+print("NVENC probe encode:", "ok" if probe_nvenc.returncode == 0 else "failed: " + probe_nvenc.stderr.strip().replace("\n", " | ")[:300], flush=True)
+ENCODERS = ["libx264", "libx264+cuda-decode"] + (["h264_nvenc", "nvenc+cuda-decode"] if probe_nvenc.returncode == 0 else [])
+if DRY:
+    ENCODERS = ["libx264"]
 for name, render, floor in cases:
     outputs = {}
-    for enc in (["libx264"] if DRY else ["libx264", "h264_nvenc", "nvenc+cuda-decode"]):
+    for enc in ENCODERS:
         r_out = os.path.join(W, f"render-{len(results)}-{enc}.mp4")
         f_out = os.path.join(W, f"floor-{len(results)}-{enc}.mp4")
         r_argv = swap_encoder(render[:-1] + [r_out], enc)
@@ -130,7 +135,7 @@ for name, render, floor in cases:
         results.append(row)
         print(f"{name:30} {enc:18} render {row['render_s']:6.2f} s  floor {row['floor_s']:6.2f} s  ratio {row['ratio']:.2f}  "
               f"{row['render']['width']}x{row['render']['height']} {row['render']['duration']:.2f} s {row['render']['frames']} frames {row['render']['bytes']//1024} KiB", flush=True)
-    for enc in ([] if DRY else ["h264_nvenc", "nvenc+cuda-decode"]):
+    for enc in ENCODERS[1:]:
         print(f"{name:30} PSNR {enc} against libx264: {psnr(outputs['libx264'], outputs[enc])} dB", flush=True)
         results.append({"case": name, "psnr_vs_libx264": {enc: psnr(outputs["libx264"], outputs[enc])}})
 json.dump({"gpu": info, "cpu": cpu, "cores": os.cpu_count(), "results": results}, open(os.path.join(OUT, "render.json"), "w"), indent=1)
