@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
 import { runTool } from "../../src/media/ffmpeg.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { SHARED_MEDIA, testShared } from "../helpers/shared.ts";
 
 const SLOW = 180_000;
 const work = mkdtempSync(join(tmpdir(), "clipyard-speakers-"));
@@ -47,7 +47,7 @@ describe("speakers", () => {
     SLOW,
   );
 
-  test(
+  testShared(
     "speakers: 3 gives exactly three speakers on a three-person meeting opening",
     async () => {
       const t = await transcribeFile(join(SHARED_MEDIA, "meeting_excerpt.wav"), { speakers: 3 });
@@ -57,7 +57,7 @@ describe("speakers", () => {
     SLOW,
   );
 
-  test(
+  testShared(
     "the same recording gives the same words, speakers and turns on every run",
     async () => {
       const file = join(SHARED_MEDIA, "meeting_trn08.wav");

@@ -3,15 +3,15 @@
  * costs speech. Whisper sometimes skips most of a window when prompted (tiny.en did with several
  * lists on this call); then the words come from a run without the prompt.
  */
-import { expect, test } from "bun:test";
+import { expect } from "bun:test";
 import { join } from "node:path";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
-import { SHARED_MEDIA } from "../helpers/media-server.ts";
+import { SHARED_MEDIA, testShared } from "../helpers/shared.ts";
 
 const CALL = join(SHARED_MEDIA, "two_speakers_call.wav");
 const SLOW = 180_000;
 
-test("listed spellings of the callers' names replace what was heard, all through the call", async () => {
+testShared("listed spellings of the callers' names replace what was heard, all through the call", async () => {
   const t = await transcribeFile(CALL, { diarize: false, vocabulary: ["Dianne", "Sheilah"] });
   const said = t.words.map((w) => w.word).join(" ");
   expect(said).toContain("This is Dianne in New Jersey");
@@ -21,7 +21,7 @@ test("listed spellings of the callers' names replace what was heard, all through
   expect(said).toContain("Yankee");
 }, SLOW);
 
-test("a vocabulary never costs the transcript speech", async () => {
+testShared("a vocabulary never costs the transcript speech", async () => {
   for (const vocabulary of [["Yankee"], ["Kyle Gass", "Josh Homme"]]) {
     const t = await transcribeFile(CALL, { diarize: false, vocabulary });
     const said = t.words.map((w) => w.word).join(" ");
@@ -31,7 +31,7 @@ test("a vocabulary never costs the transcript speech", async () => {
   }
 }, SLOW);
 
-test("whisper.cpp in-process runs with a vocabulary (its prompt: test/unit/vocabulary.test.ts); its words carry no probability, the addon reports none", async () => {
+testShared("whisper.cpp in-process runs with a vocabulary (its prompt: test/unit/vocabulary.test.ts); its words carry no probability, the addon reports none", async () => {
   const { loadWhisperCpp } = await import("../../src/inference/whisper-cpp.ts");
   if (!loadWhisperCpp().ok) return console.error("whisper.cpp addon not loadable here: skipped");
   const before = process.env.CLIPYARD_ASR_ENGINE;
