@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { uploadsDir } from "../../src/pipeline/acquire.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { freePort, ServerProcess } from "../helpers/process.ts";
 import { tusClient } from "../helpers/uploads.ts";
 import { eventually } from "../helpers/wait.ts";
+import { smallDisk } from "../helpers/tmpfs.ts";
 
 /**
  * A full data disk (issue 36): the appliance keeps a free-space reserve, refuses uploads and new jobs
@@ -15,23 +14,12 @@ import { eventually } from "../helpers/wait.ts";
  * each organisation's uploads. The disk is a real 64 MiB tmpfs, so the kernel says ENOSPC itself.
  */
 const MiB = 1024 * 1024;
-const root = mkdtempSync(join(tmpdir(), "clipyard-disk-"));
-const disk = join(root, "disk");
-mkdirSync(disk);
-let mounted = false;
-try {
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", disk], { stdio: "pipe" });
-  mounted = true;
-} catch (err) {
-  console.log(`skipped: the disk-exhaustion tests need to mount a tmpfs, which this user may not (${(err as Error).message.split("\n")[0]})`);
-}
-const onTmpfs = mounted ? test : test.skip;
+const { disk, onTmpfs, cleanup: cleanupDisk } = smallDisk(64, "clipyard-disk-");
 
 let server: ServerProcess | undefined;
 afterAll(async () => {
   if (server?.proc && server.proc.exitCode === null) await server.kill9();
-  if (mounted) execFileSync("umount", [disk]);
-  rmSync(root, { recursive: true, force: true });
+  cleanupDisk();
 });
 
 /** Fills the disk until only `leave` bytes stay free; returns the filler to remove afterwards. */

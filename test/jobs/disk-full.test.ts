@@ -1,7 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey } from "../../src/accounts/keys.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
@@ -22,6 +20,7 @@ import { isOutOfSpace } from "../../src/storage/disk-space.ts";
 import { openTestDb, testDbEnv } from "../helpers/db.ts";
 import { speechWav } from "../helpers/speech.ts";
 import { eventually } from "../helpers/wait.ts";
+import { smallDisk } from "../helpers/tmpfs.ts";
 
 /**
  * A job that runs the data disk out (issue 36) fails cleanly: analysis_failed with a sentence that
@@ -29,20 +28,9 @@ import { eventually } from "../helpers/wait.ts";
  * and the decode is the pipeline's own (real ffmpeg), so ENOSPC comes from the kernel.
  */
 const MiB = 1024 * 1024;
-const root = mkdtempSync(join(tmpdir(), "clipyard-jobdisk-"));
-const disk = join(root, "disk");
-mkdirSync(disk);
-let mounted = false;
-try {
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", disk], { stdio: "pipe" });
-  mounted = true;
-} catch (err) {
-  console.log(`skipped: the disk-exhaustion tests need to mount a tmpfs, which this user may not (${(err as Error).message.split("\n")[0]})`);
-}
-const onTmpfs = mounted ? test : test.skip;
+const { root, disk, onTmpfs, cleanup: cleanupDisk } = smallDisk(16, "clipyard-jobdisk-");
 afterAll(() => {
-  if (mounted) execFileSync("umount", [disk]);
-  rmSync(root, { recursive: true, force: true });
+  cleanupDisk();
 });
 
 onTmpfs("a live job whose decode fills the disk fails with analysis_failed, leaves no files, and the next job runs", async () => {
