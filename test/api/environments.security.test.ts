@@ -265,6 +265,18 @@ const cases: Record<string, (w: World) => Promise<void>> = {
     const theirs = (await app.api("GET", "/v1/feeds", { key: other(w).key })).json.data;
     expect(theirs.map((f: any) => f.id)).toContain(other(w).feedId);
   },
+  "PUT /v1/vocabulary": async (w) => {
+    // Each world keeps its own list: a sandbox key never changes what live jobs hear, nor the other way.
+    const mine = `${w.env} name ${Math.random().toString(36).slice(2, 8)}`;
+    expect((await app.api("PUT", "/v1/vocabulary", { key: w.key, body: { entries: [mine] } })).status).toBe(200);
+    expect((await app.api("GET", "/v1/vocabulary", { key: other(w).key })).json.entries).not.toContain(mine);
+  },
+  "GET /v1/vocabulary": async (w) => {
+    const seen = (await app.api("GET", "/v1/vocabulary", { key: w.key })).json;
+    expect(seen.livemode).toBe(w.env === "live");
+    await app.api("PUT", "/v1/vocabulary", { key: other(w).key, body: { entries: [`only ${other(w).env}`] } });
+    expect((await app.api("GET", "/v1/vocabulary", { key: w.key })).json.entries).not.toContain(`only ${other(w).env}`);
+  },
   "GET /v1/wallet": async (w) => {
     const wallet = await app.api("GET", "/v1/wallet", { key: w.key });
     expect(wallet.status).toBe(200);
