@@ -13,6 +13,7 @@ import { livePipeline } from "./pipeline/live.ts";
 import { getVocabulary } from "./accounts/vocabulary.ts";
 import { SecretBox } from "./secrets.ts";
 import { clipReviewedOutbox, jobEventOutbox } from "./webhooks/events.ts";
+import { EditorClips } from "./jobs/editor-clips.ts";
 import { RenderRequests } from "./jobs/rerender.ts";
 import { ClipRenderWorker } from "./jobs/render-worker.ts";
 import { rerenderLiveClip } from "./pipeline/render/rerender.ts";
@@ -67,6 +68,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     submitEffects: [],
     reviewEffects: [clipReviewedOutbox(db, clock, present, () => deliveries.wake())],
     renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake(), storage, config.maxQueuedRendersPerOrg),
+    editorClips: new EditorClips(db, clock, config.dataDir, () => renders.wake(), storage),
     billing,
     storage,
     uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes, { disk, quotaBytes: config.uploadQuotaBytes }, storage),

@@ -15,6 +15,10 @@ declare module "*.otio" {
   const path: string;
   export default path;
 }
+declare module "*.fcpxml" {
+  const path: string;
+  export default path;
+}
 declare module "*.py" {
   const path: string;
   export default path;

@@ -48,6 +48,7 @@ export const ERRORS = {
   body_too_large: { type: "invalid_request_error", status: 413, description: "request body larger than the limit (1 MiB)" },
   job_not_complete: { type: "invalid_request_error", status: 409, description: "extension: a clip can be re-rendered only once its job is complete (param id)" },
   rerender_unavailable: { type: "invalid_request_error", status: 409, description: "extension: the job's checkpointed source and transcript are gone, so its clips cannot be re-rendered (param id)" },
+  clip_limit_reached: { type: "invalid_request_error", status: 409, description: "extension: the job already has the most clips a producer may add (10); delete one first (param id)" },
   upload_offset_conflict: { type: "invalid_request_error", status: 409, description: "extension (tus): Upload-Offset is not where the upload stands; HEAD the upload and resume from its offset" },
   idempotency_key_reused_with_different_body: { type: "idempotency_error", status: 409, description: "same Idempotency-Key with a different body within 24 hours" },
   too_many_requests: { type: "rate_limit_error", status: 429, description: "per-key budget exhausted; see Retry-After" },

@@ -12,6 +12,7 @@ import { requestIdOf } from "./request-id.ts";
 import { createFeedRoute, deleteFeedRoute, listFeedsRoute } from "./routes/feeds.ts";
 import { getVocabularyRoute, putVocabularyRoute } from "./routes/vocabulary.ts";
 import { createClipRenderRoute } from "./routes/clips.renders.ts";
+import { createEditorClipRoute, deleteClipRoute } from "./routes/clips.editor.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
@@ -87,6 +88,8 @@ export function buildApi(ctx: AppContext) {
       set.status = 202;
       return createClipRenderRoute(ctx, request, set.headers as Record<string, string>, params.id, params.clip_id);
     }, { parse: "none" })
+    .post("/v1/jobs/:id/clips", ({ request, set, params }) => createEditorClipRoute(ctx, request, set as never, params.id), { parse: "none" })
+    .delete("/v1/jobs/:id/clips/:clip_id", ({ request, set, params }) => deleteClipRoute(ctx, request, set.headers as Record<string, string>, params.id, params.clip_id), { parse: "none" })
     .post("/v1/webhooks", ({ request, set }) => {
       set.status = 201;
       return createWebhookRoute(ctx, request, set.headers as Record<string, string>);

@@ -7,6 +7,7 @@ import type { JobTransitions } from "../jobs/transitions.ts";
 import type { SubmitEffect } from "../jobs/submit.ts";
 import type { ReviewEffect } from "../jobs/review.ts";
 import type { RenderRequests } from "../jobs/rerender.ts";
+import type { EditorClips } from "../jobs/editor-clips.ts";
 import type { WebhookDeps } from "../webhooks/service.ts";
 import type { Billing } from "../billing/service.ts";
 import type { UploadService } from "../uploads/service.ts";
@@ -38,6 +39,8 @@ export interface AppContext {
   reviewEffects: ReviewEffect[];
   /** Clip re-renders: asked for over HTTP, run by the render worker. */
   renders: RenderRequests;
+  /** Clips the producer adds or removes (POST/DELETE /v1/jobs/{id}/clips); their renders run on the render worker. */
+  editorClips: EditorClips;
   /** Nudges the scheduler after a submission so sandbox timing does not wait for the next poll. */
   wakeScheduler(): void;
 }

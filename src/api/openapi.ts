@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ERRORS } from "../errors.ts";
 import { FeedCreateSchema, FeedListSchema, FeedSchema } from "../feeds/schema.ts";
-import { ClipRenderCreateSchema, ClipSchema, JobCreateSchema, JobListSchema, JobSchema } from "../jobs/schema.ts";
+import { ClipCreateSchema, ClipRenderCreateSchema, ClipSchema, JobCreateSchema, JobListSchema, JobSchema } from "../jobs/schema.ts";
 import { RawUploadQuerySchema, UploadSchema } from "../uploads/schema.ts";
 import { WalletSchema } from "../billing/schema.ts";
 import { VocabularyPutSchema, VocabularyResourceSchema } from "./routes/vocabulary.ts";
@@ -35,6 +35,7 @@ export function openApiDocument() {
       schemas: { Job: json(JobSchema), JobCreate: json(JobCreateSchema), JobList: json(JobListSchema), Wallet: json(WalletSchema),
         Clip: json(ClipSchema),
         ClipRenderCreate: json(ClipRenderCreateSchema),
+        ClipCreate: json(ClipCreateSchema),
         Upload: json(UploadSchema),
         Feed: json(FeedSchema),
         FeedCreate: json(FeedCreateSchema),
@@ -78,6 +79,38 @@ export function openApiDocument() {
           summary: "Get a job",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           responses: { "200": { description: "Job", content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/jobs/{id}/clips": {
+        post: {
+          summary:
+            "Extension: add a clip of your own to a complete job: bounds snapped to sentence edges, ranked after every other clip, origin editor, with posting copy and caption sidecars; rendered by the re-render worker; never billed; at most 10 per job. 202 with the new clip (its `render` queued, or complete in the sandbox); 200 with the existing clip when the same one was already added.",
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "string" } },
+            { name: "Idempotency-Key", in: "header", schema: { type: "string", minLength: 8, maxLength: 255 } },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/ClipCreate" } } } },
+          responses: {
+            "202": { description: "The new clip with its render state", content: { "application/json": { schema: { $ref: "#/components/schemas/Clip" } } } },
+            "200": { description: "The clip already added with these bounds, style and formats", content: { "application/json": { schema: { $ref: "#/components/schemas/Clip" } } } },
+            default: errorResponse,
+          },
+        },
+      },
+      "/v1/jobs/{id}/clips/{clip_id}": {
+        delete: {
+          summary: "Extension: remove a clip (the machine's or your own) from a complete job, and its files",
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "string" } },
+            { name: "clip_id", in: "path", required: true, schema: { type: "string" } },
+          ],
+          responses: {
+            "200": {
+              description: "Deleted",
+              content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" }, object: { type: "string", enum: ["clip"] }, deleted: { type: "boolean", enum: [true] } }, required: ["id", "object", "deleted"] } } },
+            },
+            default: errorResponse,
+          },
         },
       },
       "/v1/jobs/{id}/clips/{clip_id}/renders": {

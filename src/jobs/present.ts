@@ -41,6 +41,7 @@ export function presentClip(c: StoredClip, base: string, row: JobRow): Clip {
     caption_style: clipCaptionStyle(row, c),
     ...(c.review ? { review: { decision: c.review.decision, reviewed_at: isoUtc(c.review.reviewed_at) } } : {}),
     ...(c.render ? { render: presentRender(c.render) } : {}),
+    origin: c.origin ?? "machine",
   };
 }
 
@@ -93,6 +94,8 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
             transcript_txt_url: fileUrl(base, out.exports.transcript_txt),
             chapters_url: fileUrl(base, out.exports.chapters),
             timeline_url: fileUrl(base, out.exports.timeline),
+            ...(out.exports.timeline_fcpxml ? { timeline_fcpxml_url: fileUrl(base, out.exports.timeline_fcpxml) } : {}),
+            ...(out.exports.timeline_xmeml ? { timeline_xmeml_url: fileUrl(base, out.exports.timeline_xmeml) } : {}),
           }
         : {}),
     };

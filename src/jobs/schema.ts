@@ -84,6 +84,21 @@ export const ClipRenderCreateSchema = z
   .refine((b) => Object.keys(b).length > 0, { message: "name at least one of caption_style, start_time, end_time, formats" })
   .refine((b) => b.start_time === undefined || b.end_time === undefined || b.end_time > b.start_time, { message: "must be after start_time", path: ["end_time"] });
 
+/** Most clips a producer may add to one job (POST /v1/jobs/{id}/clips), besides the machine's. */
+export const MAX_EDITOR_CLIPS_PER_JOB = 10;
+
+/** POST /v1/jobs/{id}/clips (extension): a clip the producer places; bounds are snapped to sentence edges. */
+export const ClipCreateSchema = z
+  .object({
+    start_time: z.number().min(0).describe("Seconds into the source; snapped to the nearest sentence start"),
+    end_time: z.number().positive().describe("Seconds into the source; snapped to the nearest finished sentence's end after the start"),
+    caption_style: z.enum(CAPTION_STYLES).optional().describe(`Caption preset: ${CAPTION_STYLES.join(", ")}; default the job's`),
+    formats: z.array(z.enum(Object.keys(FORMATS) as [ClipFormat, ...ClipFormat[]])).min(1).optional().describe("Formats to render (linkedin 9:16, x 16:9); default both"),
+    title: z.string().trim().min(1).max(70).optional().describe("The clip's title (posting copy); default one written like the machine's clips'"),
+  })
+  .strict()
+  .refine((b) => b.end_time > b.start_time, { message: "must be after start_time", path: ["end_time"] });
+
 export const ClipSchema = z.object({
   id: z.string().describe("clip_ prefix"),
   rank: z.number().int().describe("1 is best"),
@@ -108,6 +123,7 @@ export const ClipSchema = z.object({
     .optional()
     .describe("Extension: the guest's decision on the share page; absent until one is made"),
   render: ClipRenderStateSchema.optional().describe("Extension: the latest re-render asked for this clip; absent until one is"),
+  origin: z.enum(["machine", "editor"]).optional().describe("Extension: who placed the clip: the highlight stage (machine) or the producer through POST /v1/jobs/{id}/clips (editor)"),
 });
 
 export type Clip = z.infer<typeof ClipSchema>;
@@ -136,6 +152,8 @@ export const JobOutputSchema = z.object({
   transcript_txt_url: z.string().optional().describe("Extension: the transcript as plain text, one paragraph per speaker turn"),
   chapters_url: z.string().optional().describe("Extension: Podcasting 2.0 JSON chapters (version 1.2.0)"),
   timeline_url: z.string().optional().describe("Extension: OpenTimelineIO timeline (.otio) with the clips as ranges of the source"),
+  timeline_fcpxml_url: z.string().optional().describe("Extension: FCPXML 1.9 timeline (Final Cut Pro, DaVinci Resolve): the episode with each clip as a marked range and its captions"),
+  timeline_xmeml_url: z.string().optional().describe("Extension: Final Cut Pro 7 XML (xmeml 4, Premiere Pro) timeline: the episode with each clip as a marked range"),
 });
 
 export const JobSchema = z.object({

@@ -12,6 +12,7 @@ import { captionCues, chunkWords, type CaptionCue } from "./render/captions.ts";
 import { plainText } from "./highlights/plain-text.ts";
 import { joinWords } from "./highlights/sentences.ts";
 import { formatTimestamp } from "./highlights/shownotes.ts";
+import { fcpxmlTimeline, xmemlTimeline } from "./editor-timelines.ts";
 import type { Segment, Word } from "./types.ts";
 
 /** Transcript cues are subtitle lines, longer than burned-in captions (two lines of ~42 characters), broken at a comma only once they hold a readable phrase. */
@@ -25,6 +26,8 @@ export interface ExportClip {
   start_time: number;
   end_time: number;
   hook: string;
+  /** Names the clip's marker in the editor timelines (the hook stands in without one). */
+  title?: string;
 }
 
 export interface ExportInput {
@@ -47,6 +50,9 @@ export interface ExportFiles {
   transcript_txt: string;
   chapters: string;
   timeline: string;
+  /** Final Cut Pro X / DaVinci Resolve (FCPXML) and Final Cut Pro 7 / Premiere Pro (xmeml) timelines; outputs from before these existed lack them. */
+  timeline_fcpxml?: string;
+  timeline_xmeml?: string;
 }
 
 const ms = (seconds: number) => Math.round(seconds * 1000);
@@ -188,7 +194,16 @@ export function writeExports(dir: string, input: ExportInput): ExportFiles {
     transcript_txt: write("transcript.txt", transcriptText(input.segments, names)),
     chapters: write("chapters.json", JSON.stringify(podcastChapters(input.title, input.chapters), null, 2) + "\n"),
     timeline: write("timeline.otio", JSON.stringify(otioTimeline(input), null, 2) + "\n"),
+    ...editorTimelines(dir, input),
   };
+}
+
+/** Writes timeline.fcpxml and timeline.xml: the episode with each clip as a marked range (and its captions in FCPXML). */
+export function editorTimelines(dir: string, input: Pick<ExportInput, "title" | "clips" | "source" | "words">): { timeline_fcpxml: string; timeline_xmeml: string } {
+  const timeline = { title: input.title, source: input.source, clips: input.clips.map((c) => ({ ...c, captions: clipCaptionCues(input.words, c) })) };
+  writeFileSync(join(dir, "timeline.fcpxml"), fcpxmlTimeline(timeline));
+  writeFileSync(join(dir, "timeline.xml"), xmemlTimeline(timeline));
+  return { timeline_fcpxml: "timeline.fcpxml", timeline_xmeml: "timeline.xml" };
 }
 
 /** The episode-level exports as stored file references ("job:NAME" or "fixture:NAME"). */

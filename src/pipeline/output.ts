@@ -29,6 +29,8 @@ export interface StoredClip extends ClipContent {
   review?: ClipReview;
   /** Extension: the latest re-render asked for this clip; absent until one is. */
   render?: ClipRenderState;
+  /** Extension: "editor" for a clip the producer added (POST /v1/jobs/{id}/clips); machine clips have none stored. */
+  origin?: "editor";
 }
 
 /** A name in the transcript: the voice's label, the name shown for it, and why it was given. */

@@ -22,6 +22,8 @@ import transcriptVtt from "../../fixtures/sandbox/transcript.vtt" with { type: "
 import transcriptTxt from "../../fixtures/sandbox/transcript.txt" with { type: "file" };
 import chaptersJson from "../../fixtures/sandbox/chapters.json" with { type: "file" };
 import timelineOtio from "../../fixtures/sandbox/timeline.otio" with { type: "file" };
+import timelineFcpxml from "../../fixtures/sandbox/timeline.fcpxml" with { type: "file" };
+import timelineXmeml from "../../fixtures/sandbox/timeline.xml" with { type: "file" };
 
 export const FIXTURE_MANIFEST = manifest;
 
@@ -45,4 +47,7 @@ export const FIXTURE_FILES: Record<string, string> = {
   // TypeScript types every .json import as its parsed content; imported as a file, Bun gives its path.
   "chapters.json": chaptersJson as unknown as string,
   "timeline.otio": timelineOtio,
+  "timeline.fcpxml": timelineFcpxml,
+  // Bun's types give .xml imports a parsed Document; imported as a file, Bun gives its path.
+  "timeline.xml": timelineXmeml as unknown as string,
 };

@@ -10,6 +10,8 @@ const TYPES: Record<string, string> = {
   ".srt": "application/x-subrip; charset=utf-8",
   ".txt": "text/plain; charset=utf-8",
   ".otio": "application/json",
+  ".fcpxml": "application/xml; charset=utf-8",
+  ".xml": "application/xml; charset=utf-8",
   ".png": "image/png",
   ".jpg": "image/jpeg",
 };

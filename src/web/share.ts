@@ -120,12 +120,14 @@ const EXPORT_LABELS: Array<[keyof NonNullable<StoredOutput["exports"]>, string]>
   ["transcript_vtt", "Transcript (VTT)"],
   ["chapters", "Chapters (Podcasting 2.0 JSON)"],
   ["timeline", "Timeline (OpenTimelineIO)"],
+  ["timeline_fcpxml", "Timeline (Final Cut Pro / Resolve FCPXML)"],
+  ["timeline_xmeml", "Timeline (Premiere / Final Cut 7 XML)"],
 ];
 
 function exportsSection(output: StoredOutput, src: (ref: string) => string): string {
   const files = output.exports;
   if (!files) return "";
-  const links = EXPORT_LABELS.map(([key, label]) => `<a class="btn" download href="${esc(src(files[key]))}">${esc(label)}</a>`).join("");
+  const links = EXPORT_LABELS.filter(([key]) => files[key]).map(([key, label]) => `<a class="btn" download href="${esc(src(files[key]!))}">${esc(label)}</a>`).join("");
   return `<section class="card" data-exports style="margin-top:20px"><h2>For your editor</h2><p class="muted">The transcript, chapters for your podcast feed, and a timeline with the clips as ranges of the episode.</p>${links}</section>`;
 }
 

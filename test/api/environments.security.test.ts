@@ -160,6 +160,18 @@ const cases: Record<string, (w: World) => Promise<void>> = {
     expect(mine.status).toBe(409);
     expect(mine.json.error).toMatchObject({ code: "job_not_complete", param: "id" });
   },
+  "POST /v1/jobs/:id/clips": async (w) => {
+    expectNotFound(await app.api("POST", `/v1/jobs/${other(w).jobId}/clips`, { key: w.key, body: { start_time: 1, end_time: 20 } }));
+    const mine = await app.api("POST", `/v1/jobs/${w.jobId}/clips`, { key: w.key, body: { start_time: 1, end_time: 20 } });
+    expect(mine.status).toBe(409);
+    expect(mine.json.error).toMatchObject({ code: "job_not_complete", param: "id" });
+  },
+  "DELETE /v1/jobs/:id/clips/:clip_id": async (w) => {
+    expectNotFound(await app.api("DELETE", `/v1/jobs/${other(w).jobId}/clips/clip_x`, { key: w.key }));
+    const mine = await app.api("DELETE", `/v1/jobs/${w.jobId}/clips/clip_x`, { key: w.key });
+    expect(mine.status).toBe(409);
+    expect(mine.json.error).toMatchObject({ code: "job_not_complete", param: "id" });
+  },
   "POST /v1/webhooks": async (w) => {
     const created = await app.api("POST", "/v1/webhooks", { key: w.key, body: { url: "https://hooks.example.com/x", events: ["job.failed"] } });
     expect(created.status).toBe(201);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
-import { readOtio } from "../helpers/exports.ts";
+import { checkEditorTimeline, readOtio, readTimeline } from "../helpers/exports.ts";
 import { SHARED_MEDIA } from "../helpers/media-server.ts";
 import { beforeAllShared, testShared } from "../helpers/shared.ts";
 
@@ -63,6 +63,14 @@ testShared("clipyard process writes clips in both formats, notes, transcript and
   expect(timeline.map((t) => t.kind)).toEqual(["Video", "Audio"]);
   expect(timeline[0]!.clips[0]).toMatchObject({ media: "interview.mp4" });
   expect(timeline[0]!.clips[0]!.start).toBeCloseTo(clip.start_time, 1);
+  // The Final Cut Pro / Resolve and Premiere timelines: the episode with every clip a marked range.
+  const fcpxml = readTimeline(join(out, job.timeline_fcpxml_url), "fcpx_xml");
+  const xmeml = readTimeline(join(out, job.timeline_xmeml_url), "fcp_xml");
+  expect(xmeml.map((t) => t.kind)).toEqual(["Video", "Audio"]);
+  expect(xmeml[0]!.clips[0]!.media).toBe("interview.mp4");
+  checkEditorTimeline(fcpxml, job.clips, 0.1);
+  checkEditorTimeline(xmeml, job.clips, 0.05);
+  expect(readFileSync(join(out, job.timeline_fcpxml_url), "utf8")).toContain(`role="iTT?captionFormat=ITT.en"`);
   expect(existsSync(join(out, ".clipyard-work"))).toBe(false);
 }, 180_000);
 

@@ -1,6 +1,6 @@
 import { spawnSync } from "bun";
 import { expect } from "bun:test";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseSync, type NodeCue } from "subtitle";
@@ -21,34 +21,66 @@ const PodcastChapters = z.object({
     .min(1),
 });
 
-const OTIO_VERSION = "0.18.1";
-
-/** A Python with opentimelineio installed: a venv under the temp folder, reused across runs. */
+/**
+ * A Python with opentimelineio and its Final Cut Pro adapters: the test-only venv that
+ * scripts/setup/otio.sh makes (pinned versions) in .vendor/otio-venv; made on first use if missing.
+ */
 export function otioPython(): string {
-  const venv = join(tmpdir(), `clipyard-otio-${OTIO_VERSION}`);
-  const python = join(venv, "bin/python");
-  if (!existsSync(join(venv, ".ready"))) {
-    const run = (cmd: string[]) => {
-      const p = spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
-      if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${p.stderr.toString().slice(-2000)}`);
-    };
-    run(["python3", "-m", "venv", venv]);
-    run([python, "-m", "pip", "install", "-q", `opentimelineio==${OTIO_VERSION}`]);
-    writeFileSync(join(venv, ".ready"), OTIO_VERSION);
-  }
-  return python;
+  const root = join(import.meta.dir, "../..");
+  const p = spawnSync(["bash", join(root, "scripts/setup/otio.sh")], { stdout: "pipe", stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`scripts/setup/otio.sh failed: ${p.stderr.toString().slice(-2000)}`);
+  return join(root, ".vendor/otio-venv/bin/python");
 }
 
-/** Clips of every track of an .otio file as OpenTimelineIO reads them: [kind, name, start s, duration s, media]. */
-export function readOtio(path: string): Array<{ kind: string; clips: Array<{ name: string; start: number; duration: number; media: string }> }> {
+export interface TimelineTrack {
+  kind: string;
+  clips: Array<{ name: string; start: number; duration: number; media: string; markers: Array<{ name: string; start: number; end: number }> }>;
+}
+
+/**
+ * Clips of every track of a timeline as OpenTimelineIO reads it with the adapter for its format
+ * (otio_json, fcpx_xml for .fcpxml, fcp_xml for Final Cut 7 XML), with their ranged markers.
+ */
+export function readTimeline(path: string, adapter: "otio_json" | "fcpx_xml" | "fcp_xml" = "otio_json"): TimelineTrack[] {
   const script = `
 import json, sys, opentimelineio as otio
-t = otio.adapters.read_from_file(sys.argv[1])
-print(json.dumps([{"kind": tr.kind, "clips": [{"name": c.name, "start": c.source_range.start_time.to_seconds(), "duration": c.source_range.duration.to_seconds(), "media": c.media_reference.target_url} for c in tr.find_clips()]} for tr in t.tracks]))
+t = otio.adapters.read_from_file(sys.argv[1], adapter_name=sys.argv[2])
+if isinstance(t, otio.schema.SerializableCollection):
+    t = t[0]
+def marker(m):
+    r = m.marked_range
+    return {"name": m.name, "start": r.start_time.to_seconds(), "end": (r.start_time + r.duration).to_seconds()}
+print(json.dumps([{"kind": tr.kind, "clips": [{"name": c.name, "start": c.source_range.start_time.to_seconds(), "duration": c.source_range.duration.to_seconds(), "media": c.media_reference.target_url, "markers": [marker(m) for m in c.markers]} for c in tr.find_clips()]} for tr in t.tracks]))
 `;
-  const p = spawnSync([otioPython(), "-c", script, path], { stdout: "pipe", stderr: "pipe" });
-  if (p.exitCode !== 0) throw new Error(`opentimelineio could not read ${path}: ${p.stderr.toString()}`);
+  const p = spawnSync([otioPython(), "-c", script, path, adapter], { stdout: "pipe", stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`opentimelineio (${adapter}) could not read ${path}: ${p.stderr.toString()}`);
   return JSON.parse(p.stdout.toString());
+}
+
+/** Clips of every track of an .otio file as OpenTimelineIO reads them. */
+export const readOtio = (path: string) => readTimeline(path, "otio_json");
+
+/**
+ * Checks an editor timeline (FCPXML or xmeml) the way the editor's importer reads it: one clip per
+ * track, the whole episode from the source file, with one marker per job clip spanning its range.
+ * `slack` is how far a range may sit from the clip's own times (frame rounding, and the FCPXML
+ * adapter's float truncation of rational times to frames).
+ */
+export function checkEditorTimeline(tracks: TimelineTrack[], clips: Array<{ start_time: number; end_time: number; title?: string; hook: string }>, slack: number): void {
+  expect(tracks.length).toBeGreaterThan(0);
+  for (const track of tracks) {
+    expect(track.clips).toHaveLength(1);
+    const [episode] = track.clips;
+    expect(episode!.start).toBe(0);
+    expect(episode!.media).toBeTruthy();
+    expect(episode!.media).not.toContain("/");
+    expect(episode!.markers).toHaveLength(clips.length);
+    episode!.markers.forEach((m, i) => {
+      expect(m.name).toStartWith(`Clip ${i + 1}: `);
+      expect(Math.abs(m.start - clips[i]!.start_time)).toBeLessThanOrEqual(slack);
+      expect(Math.abs(m.end - clips[i]!.end_time)).toBeLessThanOrEqual(slack);
+    });
+  }
 }
 
 async function download(url: string, type: RegExp): Promise<string> {
@@ -72,7 +104,10 @@ export interface ParsedExports {
   transcriptVtt: NodeCue["data"][];
   transcriptTxt: string;
   chapters: z.infer<typeof PodcastChapters>;
-  timeline: ReturnType<typeof readOtio>;
+  timeline: TimelineTrack[];
+  /** The FCPXML and xmeml timelines as OpenTimelineIO's adapters read them (absent where the job has none). */
+  fcpxml?: TimelineTrack[];
+  xmeml?: TimelineTrack[];
 }
 
 /**
@@ -142,5 +177,20 @@ export async function checkExports(job: any): Promise<ParsedExports> {
       expect(c.media).toBeTruthy();
     });
   }
-  return { clipCaptions, transcriptSrt, transcriptVtt, transcriptTxt, chapters, timeline };
+  // Two frames of the coarsest rate the writers use: rounding to a frame, then the FCPXML adapter's truncation.
+  let fcpxml: TimelineTrack[] | undefined;
+  let xmeml: TimelineTrack[] | undefined;
+  if (out.timeline_fcpxml_url) {
+    const path = join(dir, "timeline.fcpxml");
+    writeFileSync(path, await download(out.timeline_fcpxml_url, /^application\/xml/));
+    fcpxml = readTimeline(path, "fcpx_xml");
+    checkEditorTimeline(fcpxml, out.clips, 2 / 25);
+  }
+  if (out.timeline_xmeml_url) {
+    const path = join(dir, "timeline.xml");
+    writeFileSync(path, await download(out.timeline_xmeml_url, /^application\/xml/));
+    xmeml = readTimeline(path, "fcp_xml");
+    checkEditorTimeline(xmeml, out.clips, 1 / 25);
+  }
+  return { clipCaptions, transcriptSrt, transcriptVtt, transcriptTxt, chapters, timeline, fcpxml, xmeml };
 }

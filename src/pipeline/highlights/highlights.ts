@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { analyzeTranscript, type EpisodeAnalysis, type SentenceEmbeddings } from "./analysis.ts";
-import { CLIP_CATEGORIES, generateCandidates, pickNonOverlapping, type AudioFeatures, type Candidate } from "./rank.ts";
+import { CLIP_CATEGORIES, generateCandidates, pickNonOverlapping, scoreSpan, type AudioFeatures, type Candidate } from "./rank.ts";
 import { postingCopy } from "./posting-copy.ts";
 import { copyUnits, isFinishedUnit, isQuoteSized, quotableUnits, type CopyUnit } from "./copy-units.ts";
 import type { ClipPlan, Transcript } from "../types.ts";
@@ -184,3 +184,32 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** What a clip the producer placed gets from the same rules as the machine's: its words, hook, quote and posting copy. */
+export type SpanCopy = Pick<ClipPlan, "category" | "hook" | "pull_quote" | "transcript_text" | "title" | "description" | "hashtags">;
+
+/**
+ * Copy for the whole sentences inside [start, end] (bounds already snapped to sentence edges):
+ * hook, pull quote, title, description and hashtags as selectClips writes them. `taken` holds the
+ * job's other clips' titles, so the new title differs from theirs. Undefined when no sentence lies inside.
+ */
+export function copyForSpan(transcript: Transcript, start: number, end: number, taken: Set<string>): SpanCopy | undefined {
+  const a = analyzeTranscript(transcript);
+  const first = a.sentences.findIndex((s) => s.start >= start - 0.001);
+  let last = -1;
+  a.sentences.forEach((s, i) => {
+    if (s.end <= end + 0.001) last = i;
+  });
+  if (first < 0 || last < first) return undefined;
+  const dur = a.sentences[last]!.end - a.sentences[first]!.start;
+  const c = scoreSpan(a, first, last, { minSeconds: Math.min(DEFAULT_MIN_CLIP_SECONDS, dur), maxSeconds: Math.max(DEFAULT_MAX_CLIP_SECONDS, dur + 1), maxOverlap: 1, maxInternalGapSeconds: Infinity });
+  const hook = hookLine(a, c);
+  const quote = pullQuote(a, c, hook);
+  return {
+    category: c.category,
+    hook,
+    pull_quote: quote,
+    transcript_text: a.sentences.slice(first, last + 1).map((s) => s.text).join(" "),
+    ...postingCopy(transcript, a, c, hook, quote, taken),
+  };
+}

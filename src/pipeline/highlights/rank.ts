@@ -302,6 +302,11 @@ function scoreCandidate(a: EpisodeAnalysis, first: number, last: number, stats: 
   return { first, last, start, end, raw, parts, category, signals };
 }
 
+/** One given run of sentences (first..last), scored like a candidate: a producer's own clip. */
+export function scoreSpan(a: EpisodeAnalysis, first: number, last: number, opts: RankOptions): Candidate {
+  return scoreCandidate(a, first, last, episodeStats(a, opts.audio), opts);
+}
+
 /** Every run of whole sentences that qualifies as a clip, scored. */
 export function generateCandidates(a: EpisodeAnalysis, opts: RankOptions): Candidate[] {
   const S = a.sentences;

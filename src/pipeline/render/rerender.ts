@@ -12,7 +12,7 @@ import { writeClipCaptions } from "../exports.ts";
 import { audiogramCard, type LiveState } from "../live.ts";
 import { renderClipFormats, type ClipFormat } from "./render.ts";
 import { readCheckpoint } from "../stage.ts";
-import type { Word } from "../types.ts";
+import type { Transcript, Word } from "../types.ts";
 
 export interface RerenderInput {
   dataDir: string;
@@ -39,6 +39,11 @@ export type RerenderFn = (input: RerenderInput) => Promise<RerenderResult>;
 
 function checkpointState(dataDir: string, jobId: string): LiveState | undefined {
   return readCheckpoint<LiveState>(jobWorkDir(dataDir, jobId))?.state;
+}
+
+/** A live job's transcript (words, speaker names), or undefined when its checkpoint is gone. */
+export function checkpointTranscript(dataDir: string, jobId: string): Transcript | undefined {
+  return checkpointState(dataDir, jobId)?.transcript;
 }
 
 /** The words a live job's clips were cut from, or undefined when its checkpoint is gone. */
