@@ -14,9 +14,10 @@ import { getVocabulary } from "./accounts/vocabulary.ts";
 import { SecretBox } from "./secrets.ts";
 import { clipReviewedOutbox, jobEventOutbox } from "./webhooks/events.ts";
 import { EditorClips } from "./jobs/editor-clips.ts";
+import { TranscriptCorrections } from "./jobs/corrections.ts";
 import { RenderRequests } from "./jobs/rerender.ts";
 import { ClipRenderWorker } from "./jobs/render-worker.ts";
-import { rerenderLiveClip } from "./pipeline/render/rerender.ts";
+import { rerenderLiveClip, rerenderLiveTrailer } from "./pipeline/render/rerender.ts";
 import { DeliveryWorker } from "./webhooks/worker.ts";
 import { Billing } from "./billing/service.ts";
 import { loadBillingConfig } from "./billing/config.ts";
@@ -69,6 +70,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     reviewEffects: [clipReviewedOutbox(db, clock, present, () => deliveries.wake())],
     renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake(), storage, config.maxQueuedRendersPerOrg),
     editorClips: new EditorClips(db, clock, config.dataDir, () => renders.wake(), storage),
+    corrections: new TranscriptCorrections(db, clock, config.dataDir, () => renders.wake(), storage),
     billing,
     storage,
     uploads: new UploadService(db, clock, config.dataDir, config.maxMediaBytes, { disk, quotaBytes: config.uploadQuotaBytes }, storage),
@@ -99,6 +101,6 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     timeScale: config.timeScale,
     housekeeping: [() => sweepExpiredUploads(db, clock, config.dataDir, storage)],
   });
-  const renders = new ClipRenderWorker(db, clock, config.dataDir, rerenderLiveClip, storage);
+  const renders = new ClipRenderWorker(db, clock, config.dataDir, rerenderLiveClip, storage, rerenderLiveTrailer);
   return { ctx, scheduler, deliveries, feeds, renders, api: buildApi(ctx) };
 }

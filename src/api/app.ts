@@ -13,6 +13,7 @@ import { createFeedRoute, deleteFeedRoute, listFeedsRoute } from "./routes/feeds
 import { getVocabularyRoute, putVocabularyRoute } from "./routes/vocabulary.ts";
 import { createClipRenderRoute } from "./routes/clips.renders.ts";
 import { createEditorClipRoute, deleteClipRoute } from "./routes/clips.editor.ts";
+import { correctTranscriptRoute } from "./routes/transcript.corrections.ts";
 import { createJob } from "./routes/jobs.create.ts";
 import { getJobRoute } from "./routes/jobs.get.ts";
 import { listJobsRoute } from "./routes/jobs.list.ts";
@@ -87,6 +88,10 @@ export function buildApi(ctx: AppContext) {
     .post("/v1/jobs/:id/clips/:clip_id/renders", ({ request, set, params }) => {
       set.status = 202;
       return createClipRenderRoute(ctx, request, set.headers as Record<string, string>, params.id, params.clip_id);
+    }, { parse: "none" })
+    .post("/v1/jobs/:id/transcript/corrections", ({ request, set, params }) => {
+      set.status = 202;
+      return correctTranscriptRoute(ctx, request, set.headers as Record<string, string>, params.id);
     }, { parse: "none" })
     .post("/v1/jobs/:id/clips", ({ request, set, params }) => createEditorClipRoute(ctx, request, set as never, params.id), { parse: "none" })
     .delete("/v1/jobs/:id/clips/:clip_id", ({ request, set, params }) => deleteClipRoute(ctx, request, set.headers as Record<string, string>, params.id, params.clip_id), { parse: "none" })

@@ -8,6 +8,7 @@ import type { SubmitEffect } from "../jobs/submit.ts";
 import type { ReviewEffect } from "../jobs/review.ts";
 import type { RenderRequests } from "../jobs/rerender.ts";
 import type { EditorClips } from "../jobs/editor-clips.ts";
+import type { TranscriptCorrections } from "../jobs/corrections.ts";
 import type { WebhookDeps } from "../webhooks/service.ts";
 import type { Billing } from "../billing/service.ts";
 import type { UploadService } from "../uploads/service.ts";
@@ -41,6 +42,8 @@ export interface AppContext {
   renders: RenderRequests;
   /** Clips the producer adds or removes (POST/DELETE /v1/jobs/{id}/clips); their renders run on the render worker. */
   editorClips: EditorClips;
+  /** Transcript corrections (POST /v1/jobs/{id}/transcript/corrections); the renders they need run on the render worker. */
+  corrections: TranscriptCorrections;
   /** Nudges the scheduler after a submission so sandbox timing does not wait for the next poll. */
   wakeScheduler(): void;
 }

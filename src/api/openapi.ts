@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ERRORS } from "../errors.ts";
 import { FeedCreateSchema, FeedListSchema, FeedSchema } from "../feeds/schema.ts";
-import { ClipCreateSchema, ClipRenderCreateSchema, ClipSchema, JobCreateSchema, JobListSchema, JobSchema } from "../jobs/schema.ts";
+import { ClipCreateSchema, ClipRenderCreateSchema, ClipSchema, TranscriptCorrectionResultSchema, TranscriptCorrectionSchema, JobCreateSchema, JobListSchema, JobSchema } from "../jobs/schema.ts";
 import { RawUploadQuerySchema, UploadSchema } from "../uploads/schema.ts";
 import { WalletSchema } from "../billing/schema.ts";
 import { VocabularyPutSchema, VocabularyResourceSchema } from "./routes/vocabulary.ts";
@@ -36,6 +36,8 @@ export function openApiDocument() {
         Clip: json(ClipSchema),
         ClipRenderCreate: json(ClipRenderCreateSchema),
         ClipCreate: json(ClipCreateSchema),
+        TranscriptCorrection: json(TranscriptCorrectionSchema),
+        TranscriptCorrectionResult: json(TranscriptCorrectionResultSchema),
         Upload: json(UploadSchema),
         Feed: json(FeedSchema),
         FeedCreate: json(FeedCreateSchema),
@@ -79,6 +81,18 @@ export function openApiDocument() {
           summary: "Get a job",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           responses: { "200": { description: "Job", content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/jobs/{id}/transcript/corrections": {
+        post: {
+          summary:
+            "Extension: correct a complete job's transcript: `replace` swaps whole words (case-insensitive) everywhere, `words` rewrites what was said between two times. The transcript, clip copy, show notes, caption sidecars and exports change at once; clips whose burned-in captions change (and the trailer) are re-rendered on the re-render queue. Never billed; a replay changes nothing.",
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "string" } },
+            { name: "Idempotency-Key", in: "header", schema: { type: "string", minLength: 8, maxLength: 255 } },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/TranscriptCorrection" } } } },
+          responses: { "202": { description: "What changed and which renders were queued", content: { "application/json": { schema: { $ref: "#/components/schemas/TranscriptCorrectionResult" } } } }, default: errorResponse },
         },
       },
       "/v1/jobs/{id}/clips": {

@@ -6,7 +6,7 @@ import type { ClipRenderRow } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { log } from "../log.ts";
 import type { CaptionStyle } from "../pipeline/render/captions.ts";
-import type { RerenderFn } from "../pipeline/render/rerender.ts";
+import type { RerenderFn, TrailerRerenderFn } from "../pipeline/render/rerender.ts";
 import type { ClipFormat } from "../pipeline/render/render.ts";
 import { jobOutputDir, jobWorkDir, outputFiles, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { publishOutputs, restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
@@ -14,6 +14,9 @@ import { jobOutputKey, type ObjectStore } from "../storage/index.ts";
 import { Pacer } from "./pacer.ts";
 import { claimNextRender, extendRenderLease, finishRender, nextRenderDueAt, releaseRenders } from "./renders-store.ts";
 import { getJobById, replaceOutput } from "./store.ts";
+
+/** The clip id a trailer re-render is queued under (clip ids start with "clip_"). */
+export const TRAILER_RENDER = "trailer";
 
 /** A render cut off this many times (its worker died each time) is given up. */
 const MAX_ATTEMPTS = 3;
@@ -39,6 +42,8 @@ export class ClipRenderWorker {
     private readonly render: RerenderFn,
     /** Shared storage: a render's files go to the bucket before the output names them. */
     private readonly store?: ObjectStore,
+    /** Renders the trailer again (a transcript correction changed its captions): queued as a render of clip id TRAILER_RENDER. */
+    private readonly renderTrailer?: TrailerRerenderFn,
   ) {
     this.pacer = new Pacer("render tick", clock, () => this.tick(), () => nextRenderDueAt(db));
   }
@@ -76,6 +81,7 @@ export class ClipRenderWorker {
   }
 
   private async run(row: ClipRenderRow): Promise<void> {
+    if (row.clipId === TRAILER_RENDER) return this.runTrailer(row);
     const params = JSON.parse(row.params) as Params;
     const clip = this.clip(row);
     if (!clip || row.attempts > MAX_ATTEMPTS) {
@@ -113,6 +119,48 @@ export class ClipRenderWorker {
     } finally {
       clearInterval(beat);
       // Shared storage: the source came down for this render only; the bucket keeps the job.
+      if (this.store?.shared) rmSync(jobWorkDir(this.dataDir, row.jobId), { recursive: true, force: true });
+    }
+  }
+
+  /** The trailer again with the checkpoint's current words; the new file replaces the old in one write of the output. */
+  private async runTrailer(row: ClipRenderRow): Promise<void> {
+    const job = getJobById(this.db, row.jobId);
+    const output = job?.output ? (JSON.parse(job.output) as StoredOutput) : undefined;
+    if (!output?.trailer || !this.renderTrailer || row.attempts > MAX_ATTEMPTS) {
+      this.finish(row, "failed", output?.trailer ? "the trailer could not be rendered" : "the job has no trailer");
+      return;
+    }
+    const beat = setInterval(() => {
+      if (!this.closing) extendRenderLease(this.db, row.id, this.owner, this.clock.now() + LEASE_MS);
+    }, LEASE_MS / 4);
+    this.beat = beat;
+    try {
+      if (this.store?.shared) {
+        await restoreCheckpoint(this.store, row.jobId, jobWorkDir(this.dataDir, row.jobId), { source: true });
+        mkdirSync(jobOutputDir(this.dataDir, row.jobId), { recursive: true });
+      }
+      const params = JSON.parse(row.params) as { caption_style?: CaptionStyle };
+      const trailer = await this.renderTrailer({ dataDir: this.dataDir, jobId: row.jobId, tag: row.id.slice(-8), style: params.caption_style });
+      if (this.store?.shared) await publishOutputs(this.store, row.jobId, jobOutputDir(this.dataDir, row.jobId));
+      const now = this.clock.now();
+      const files = tx(this.db, () => {
+        if (!finishRender(this.db, row.id, this.owner, "complete", now, null)) return undefined;
+        const current = getJobById(this.db, row.jobId);
+        if (!current?.output) return undefined;
+        const out = JSON.parse(current.output) as StoredOutput;
+        if (!out.trailer) return undefined;
+        const before = outputFiles(out);
+        out.trailer = trailer;
+        replaceOutput(this.db, row.jobId, JSON.stringify(out));
+        return { before, after: outputFiles(out) };
+      });
+      this.dropFiles(row.jobId, files, [trailer.file]);
+    } catch (err) {
+      log.warn("trailer re-render failed", { job: row.jobId, render: row.id, error: (err as Error).message });
+      this.finish(row, "failed", "the trailer could not be rendered; the appliance's log has the details under this render's id");
+    } finally {
+      clearInterval(beat);
       if (this.store?.shared) rmSync(jobWorkDir(this.dataDir, row.jobId), { recursive: true, force: true });
     }
   }
@@ -162,16 +210,20 @@ export class ClipRenderWorker {
         if (latest) Object.assign(clip.render!, { status: "complete", completed_at: now, error: null });
       });
     });
-    const outDir = jobOutputDir(this.dataDir, row.jobId);
-    // Files this render made but could not publish (the lease was lost), or files it replaced.
+    this.dropFiles(row.jobId, files, [...Object.values(result.files), result.captions.srt, result.captions.vtt]);
+  }
+
+  /** Deletes the files a render replaced, or (`files` undefined: the lease was lost) the files it made but could not publish. */
+  private dropFiles(jobId: string, files: { before: string[]; after: string[] } | undefined, made: string[]): void {
+    const outDir = jobOutputDir(this.dataDir, jobId);
     const keep = new Set(files?.after ?? []);
-    const drop = files ? files.before.filter((f) => !keep.has(f)) : [...Object.values(result.files), result.captions.srt, result.captions.vtt];
+    const drop = files ? files.before.filter((f) => !keep.has(f)) : made;
     for (const ref of drop) {
       const parsed = parseFileRef(ref);
       if (parsed?.kind !== "job") continue;
       rmSync(join(outDir, parsed.name), { force: true });
       if (this.store?.shared) {
-        this.store.delete(jobOutputKey(row.jobId, parsed.name)).catch((err) => log.warn("could not delete a replaced clip file from shared storage", { job: row.jobId, file: parsed.name, error: (err as Error).message }));
+        this.store.delete(jobOutputKey(jobId, parsed.name)).catch((err) => log.warn("could not delete a replaced clip file from shared storage", { job: jobId, file: parsed.name, error: (err as Error).message }));
       }
     }
   }

@@ -84,6 +84,52 @@ export const ClipRenderCreateSchema = z
   .refine((b) => Object.keys(b).length > 0, { message: "name at least one of caption_style, start_time, end_time, formats" })
   .refine((b) => b.start_time === undefined || b.end_time === undefined || b.end_time > b.start_time, { message: "must be after start_time", path: ["end_time"] });
 
+/** Most entries in one transcript correction, of each kind. */
+export const MAX_CORRECTIONS = 100;
+
+/** POST /v1/jobs/{id}/transcript/corrections (extension): whole-word swaps and/or what was said between two times. */
+export const TranscriptCorrectionSchema = z
+  .object({
+    replace: z
+      .array(
+        z
+          .object({
+            find: z.string().trim().min(1).max(200).regex(/[\p{L}\p{N}]/u, "must contain a letter or digit").describe("Word or phrase as transcribed; matched as whole words, case-insensitively"),
+            with: z.string().trim().min(1).max(200).describe("What was said"),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(MAX_CORRECTIONS)
+      .optional(),
+    words: z
+      .array(
+        z
+          .object({
+            start_time: z.number().min(0).describe("Seconds into the source"),
+            end_time: z.number().positive().describe("Seconds into the source; the words whose middle lies between the two times are replaced"),
+            text: z.string().trim().max(1000).describe("What was said there (empty: nothing was)"),
+          })
+          .strict()
+          .refine((w) => w.end_time > w.start_time, { message: "must be after start_time", path: ["end_time"] }),
+      )
+      .min(1)
+      .max(MAX_CORRECTIONS)
+      .optional(),
+  })
+  .strict()
+  .refine((b) => b.replace !== undefined || b.words !== undefined, { message: "name replace, words or both", path: ["replace"] });
+
+export const TranscriptCorrectionResultSchema = z.object({
+  id: z.string().describe("cor_ prefix"),
+  object: z.literal("transcript_correction"),
+  job_id: z.string(),
+  changes: z.number().int().describe("Places in the transcript that changed; 0 when there was nothing left to change (a replay)"),
+  clips_rerendered: z.array(z.string()).describe("Clips whose burned-in captions changed: a render of each is queued (see each clip's render)"),
+  trailer_rerendered: z.boolean().describe("Whether the trailer's captions changed and its render is queued"),
+  created_at: z.string(),
+});
+
 /** Most clips a producer may add to one job (POST /v1/jobs/{id}/clips), besides the machine's. */
 export const MAX_EDITOR_CLIPS_PER_JOB = 10;
 

@@ -180,30 +180,32 @@ export function writeClipCaptions(dir: string, words: Word[], clip: ExportClip, 
 
 /** Writes every export into `dir` and returns their file names. */
 export function writeExports(dir: string, input: ExportInput): ExportFiles {
+  const clips = input.clips.map((clip, i) => writeClipCaptions(dir, input.words, clip, `clip${i + 1}`));
+  return { clips, ...writeEpisodeExports(dir, input) };
+}
+
+/**
+ * The episode-level exports (transcript files, chapters, timelines) into `dir`; `suffix` goes into
+ * every file name (a corrected transcript's files get new names, so a cached URL never serves the old words).
+ */
+export function writeEpisodeExports(dir: string, input: ExportInput, suffix = ""): Omit<ExportFiles, "clips"> {
   const names = input.speakerNames ?? {};
   const write = (name: string, text: string) => {
-    writeFileSync(join(dir, name), text);
-    return name;
+    const named = name.replace(/(\.[a-z]+)$/, `${suffix}$1`);
+    writeFileSync(join(dir, named), text);
+    return named;
   };
-  const clips = input.clips.map((clip, i) => writeClipCaptions(dir, input.words, clip, `clip${i + 1}`));
   const cues = transcriptCues(input.words, names);
+  const timeline = { title: input.title, source: input.source, clips: input.clips.map((c) => ({ ...c, captions: clipCaptionCues(input.words, c) })) };
   return {
-    clips,
     transcript_srt: write("transcript.srt", subtitleFile(cues, "SRT")),
     transcript_vtt: write("transcript.vtt", subtitleFile(cues, "WebVTT")),
     transcript_txt: write("transcript.txt", transcriptText(input.segments, names)),
     chapters: write("chapters.json", JSON.stringify(podcastChapters(input.title, input.chapters), null, 2) + "\n"),
     timeline: write("timeline.otio", JSON.stringify(otioTimeline(input), null, 2) + "\n"),
-    ...editorTimelines(dir, input),
+    timeline_fcpxml: write("timeline.fcpxml", fcpxmlTimeline(timeline)),
+    timeline_xmeml: write("timeline.xml", xmemlTimeline(timeline)),
   };
-}
-
-/** Writes timeline.fcpxml and timeline.xml: the episode with each clip as a marked range (and its captions in FCPXML). */
-export function editorTimelines(dir: string, input: Pick<ExportInput, "title" | "clips" | "source" | "words">): { timeline_fcpxml: string; timeline_xmeml: string } {
-  const timeline = { title: input.title, source: input.source, clips: input.clips.map((c) => ({ ...c, captions: clipCaptionCues(input.words, c) })) };
-  writeFileSync(join(dir, "timeline.fcpxml"), fcpxmlTimeline(timeline));
-  writeFileSync(join(dir, "timeline.xml"), xmemlTimeline(timeline));
-  return { timeline_fcpxml: "timeline.fcpxml", timeline_xmeml: "timeline.xml" };
 }
 
 /** The episode-level exports as stored file references ("job:NAME" or "fixture:NAME"). */

@@ -281,10 +281,10 @@ export function withVocabulary(t: Transcript, vocabulary: string[]): Transcript 
   return { ...t, words, segments: segmentsFromWords(words) };
 }
 
-const notesTitle = (notes: string): string | undefined => /^# (.+)$/m.exec(notes)?.[1]?.trim();
+export const notesTitle = (notes: string): string | undefined => /^# (.+)$/m.exec(notes)?.[1]?.trim();
 
 /** The source's own file name where it has one, so an editor can relink the timeline to its copy. */
-function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: string, uploadName?: string): string {
+export function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: string, uploadName?: string): string {
   const named =
     job.sourceType === "video_url" ? decodeURIComponent(basename(new URL(job.sourceUrl).pathname))
     : job.sourceType === "upload" ? (uploadName ?? uploadedFileName(dataDir, job.sourceUrl) ?? "")

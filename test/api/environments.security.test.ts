@@ -160,6 +160,13 @@ const cases: Record<string, (w: World) => Promise<void>> = {
     expect(mine.status).toBe(409);
     expect(mine.json.error).toMatchObject({ code: "job_not_complete", param: "id" });
   },
+  "POST /v1/jobs/:id/transcript/corrections": async (w) => {
+    const body = { replace: [{ find: "shelter", with: "stop" }] };
+    expectNotFound(await app.api("POST", `/v1/jobs/${other(w).jobId}/transcript/corrections`, { key: w.key, body }));
+    const mine = await app.api("POST", `/v1/jobs/${w.jobId}/transcript/corrections`, { key: w.key, body });
+    expect(mine.status).toBe(409);
+    expect(mine.json.error).toMatchObject({ code: "job_not_complete", param: "id" });
+  },
   "POST /v1/jobs/:id/clips": async (w) => {
     expectNotFound(await app.api("POST", `/v1/jobs/${other(w).jobId}/clips`, { key: w.key, body: { start_time: 1, end_time: 20 } }));
     const mine = await app.api("POST", `/v1/jobs/${w.jobId}/clips`, { key: w.key, body: { start_time: 1, end_time: 20 } });

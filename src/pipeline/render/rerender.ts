@@ -11,6 +11,7 @@ import { snapToSentenceEdges } from "../highlights/clip-bounds.ts";
 import { writeClipCaptions } from "../exports.ts";
 import { audiogramCard, type LiveState } from "../live.ts";
 import { renderClipFormats, type ClipFormat } from "./render.ts";
+import { planTrailer, renderTrailer } from "./trailer.ts";
 import { readCheckpoint } from "../stage.ts";
 import type { Transcript, Word } from "../types.ts";
 
@@ -74,4 +75,21 @@ export const rerenderLiveClip: RerenderFn = async (input) => {
   }
   const text = snapToSentenceEdges(transcript.words, input.start, input.end)?.text ?? "";
   return { files, captions: { srt: `job:${captions.srt}`, vtt: `job:${captions.vtt}` }, transcript_text: text };
+};
+
+/** The trailer's passages: the clips it was cut from plus the extra ranked passages, as the trailer stage chose them. */
+export function trailerPassages(state: LiveState): Array<{ start: number; end: number }> {
+  return [...(state.rendered ?? []).map((r) => r.plan), ...(state.trailerExtras ?? [])].map((p) => ({ start: p.start_time, end: p.end_time }));
+}
+
+export type TrailerRerenderFn = (input: { dataDir: string; jobId: string; tag: string; style?: CaptionStyle }) => Promise<{ file: string; duration_seconds: number }>;
+
+/** The trailer again from the checkpoint's (corrected) words, as `trailer_<tag>.mp4`: same passages, new captions. */
+export const rerenderLiveTrailer: TrailerRerenderFn = async (input) => {
+  const state = checkpointState(input.dataDir, input.jobId);
+  if (!state?.source || !state.transcript) throw new Error(`job ${input.jobId} has no checkpointed source and transcript to re-render its trailer from`);
+  const segments = planTrailer(trailerPassages(state), state.transcript.words);
+  const name = `trailer_${input.tag}.mp4`;
+  const t = await renderTrailer({ source: state.source, words: state.transcript.words, segments, style: input.style, outPath: join(jobOutputDir(input.dataDir, input.jobId), name) });
+  return { file: `job:${name}`, duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
 };

@@ -1,0 +1,20 @@
+import type { AppContext } from "../context.ts";
+import { readJsonObject } from "../body.ts";
+import { guard } from "../guard.ts";
+import { TranscriptCorrectionSchema } from "../../jobs/schema.ts";
+import { parseOrThrow } from "../validate.ts";
+import { idempotencyKey } from "./jobs.create.ts";
+
+/**
+ * POST /v1/jobs/{id}/transcript/corrections (extension) — 202 with what changed and which renders
+ * were queued. Another organisation's or world's job is not_found.
+ */
+export async function correctTranscriptRoute(ctx: AppContext, request: Request, headers: Record<string, string | number>, jobId: string) {
+  const principal = guard(ctx, request, headers);
+  const key = idempotencyKey(request);
+  const body = parseOrThrow(TranscriptCorrectionSchema, await readJsonObject(request), () => "invalid_body");
+  await ctx.corrections.prepare(principal, jobId);
+  const { summary, replayed } = await ctx.corrections.apply(principal, jobId, body, key);
+  if (replayed) headers["idempotent-replayed"] = "true";
+  return summary;
+}

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
+import { eventually } from "../helpers/wait.ts";
+
+/**
+ * POST /v1/jobs/{id}/transcript/corrections through the real server with sandbox jobs (which have
+ * the fixture's turns and no word timings, so `replace` swaps their stored text and nothing is
+ * rendered): happy path, replays, Idempotency-Key, validation and state errors, another
+ * organisation's and the other world's jobs, no charge. The live correction, with its re-rendered
+ * captions, is test/e2e/editing.test.ts.
+ */
+let app: TestAppliance;
+beforeAll(async () => {
+  app = await startAppliance({ env: { CLIPYARD_TIME_SCALE: "0.005" } });
+});
+afterAll(() => app.stop());
+
+async function finished(key: string, body: unknown = VIDEO_BODY) {
+  const created = await app.api("POST", "/v1/jobs", { key, body });
+  return eventually(async () => (await app.api("GET", `/v1/jobs/${created.json.id}`, { key })).json, (j) => j.status === "complete" || j.status === "failed", { what: "the sandbox job" });
+}
+
+const correct = (key: string, job: string, body: unknown, headers: Record<string, string> = {}) => app.api("POST", `/v1/jobs/${job}/transcript/corrections`, { key, body, headers });
+
+test("replace swaps whole words in the transcript, the clips' copy and the show notes; a replay changes nothing; nothing is billed", async () => {
+  const key = app.key("corrections-happy");
+  const job = await finished(key);
+  const wallet = (await app.api("GET", "/v1/wallet", { key })).json;
+  const res = await correct(key, job.id, { replace: [{ find: "bus shelter", with: "tram stop" }, { find: "sunburned", with: "sunburnt" }] });
+  expect(res.status).toBe(202);
+  expect(res.json).toMatchObject({ object: "transcript_correction", job_id: job.id, clips_rerendered: [], trailer_rerendered: false });
+  expect(res.json.id).toMatch(/^cor_/);
+  expect(res.json.changes).toBeGreaterThan(0);
+  const after = (await app.api("GET", `/v1/jobs/${job.id}`, { key })).json;
+  const all = JSON.stringify(after.output);
+  expect(JSON.stringify(job.output)).toMatch(/bus shelter/i);
+  expect(all).not.toMatch(/bus shelter|sunburned/i);
+  expect(after.output.transcript[0].text).toContain("slightly sunburnt, is my co-host");
+  const clip = after.output.clips[0];
+  expect(clip.hook).toBe("My first hive swarmed in June, and half the colony left and settled on the tram stop.");
+  expect(clip.title).toBe("The Day My Bees Swarmed a Tram Stop");
+  expect(clip.hashtags).toContain("#TramStop");
+  expect(after.output.show_notes).toContain("tram stop");
+  // Everything else stays: ids, times, files.
+  expect(after.output.clips.map((c: any) => [c.id, c.start_time, c.end_time, c.rendered_urls])).toEqual(job.output.clips.map((c: any) => [c.id, c.start_time, c.end_time, c.rendered_urls]));
+  // The same correction again: nothing left to change.
+  const again = await correct(key, job.id, { replace: [{ find: "bus shelter", with: "tram stop" }, { find: "sunburned", with: "sunburnt" }] });
+  expect(again.status).toBe(202);
+  expect(again.json.changes).toBe(0);
+  expect((await app.api("GET", `/v1/jobs/${job.id}`, { key })).json).toEqual(after);
+  expect((await app.api("GET", "/v1/wallet", { key })).json).toEqual(wallet);
+});
+
+test("Idempotency-Key replays the first answer and refuses a different body, across re-renders and new clips too", async () => {
+  const key = app.key("corrections-idempotent");
+  const job = await finished(key);
+  const headers = { "idempotency-key": "correction-key-0001" };
+  const body = { replace: [{ find: "honey", with: "nectar" }] };
+  const first = await correct(key, job.id, body, headers);
+  expect(first.status).toBe(202);
+  expect(first.json.changes).toBeGreaterThan(0);
+  const replay = await correct(key, job.id, body, headers);
+  expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  expect(replay.json).toEqual(first.json);
+  const other = await correct(key, job.id, { replace: [{ find: "honey", with: "syrup" }] }, headers);
+  expect(other.status).toBe(409);
+  expect(other.json.error).toMatchObject({ code: "idempotency_key_reused_with_different_body", type: "idempotency_error" });
+  const asRender = await app.api("POST", `/v1/jobs/${job.id}/clips/${job.output.clips[0].id}/renders`, { key, body: { caption_style: "boxed" }, headers });
+  expect(asRender.json.error.code).toBe("idempotency_key_reused_with_different_body");
+  expect((await correct(key, job.id, body, { "idempotency-key": "short" })).json.error.code).toBe("invalid_idempotency_key");
+});
+
+test("bad bodies get the error envelope naming the field; a job not complete is refused", async () => {
+  const key = app.key("corrections-errors");
+  const job = await finished(key);
+  const cases: Array<[unknown, string]> = [
+    [{}, "replace"],
+    [{ replace: [] }, "replace"],
+    [{ replace: [{ find: "x" }] }, "replace.0.with"],
+    [{ replace: [{ find: "", with: "y" }] }, "replace.0.find"],
+    [{ replace: [{ find: "...", with: "y" }] }, "replace.0.find"],
+    [{ replace: [{ find: "a", with: "b", case: true }] }, "replace.0.case"],
+    [{ words: [{ start_time: 5, end_time: 4, text: "x" }] }, "words.0.end_time"],
+    [{ words: [{ start_time: -1, end_time: 4, text: "x" }] }, "words.0.start_time"],
+    [{ words: [{ start_time: 1, end_time: 4 }] }, "words.0.text"],
+    [{ replace: [{ find: "a", with: "b" }], add_to_vocabulary: "yes" }, "add_to_vocabulary"],
+    [{ replace: Array.from({ length: 101 }, () => ({ find: "a", with: "b" })) }, "replace"],
+  ];
+  for (const [body, param] of cases) {
+    const res = await correct(key, job.id, body);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: "invalid_body", param, request_id: res.headers.get("x-request-id") });
+  }
+  expect((await app.api("POST", `/v1/jobs/${job.id}/transcript/corrections`, { key, raw: "[" })).status).toBe(400);
+  const failed = await finished(key, { source: { type: "video_url", url: "https://media.example.com/fail.mp4" } });
+  const notDone = await correct(key, failed.id, { replace: [{ find: "a", with: "b" }] });
+  expect(notDone.status).toBe(409);
+  expect(notDone.json.error).toMatchObject({ code: "job_not_complete", param: "id" });
+  expect((await app.api("GET", `/v1/jobs/${job.id}`, { key })).json).toEqual(job);
+});
+
+test("another organisation's job and the other world's key are not found; a key is required", async () => {
+  const owner = app.key("corrections-owner");
+  const job = await finished(owner);
+  const body = { replace: [{ find: "honey", with: "nectar" }] };
+  for (const key of [app.key("corrections-stranger"), app.key("corrections-owner", "live")]) {
+    const res = await correct(key, job.id, body);
+    expect(res.status).toBe(404);
+    expect(res.json.error).toMatchObject({ code: "not_found", param: "id" });
+  }
+  expect((await app.api("POST", `/v1/jobs/${job.id}/transcript/corrections`, { body })).json.error.code).toBe("missing_authorization");
+  expect((await app.api("GET", `/v1/jobs/${job.id}`, { key: owner })).json).toEqual(job);
+});
+
+test("the OpenAPI document describes the corrections endpoint", async () => {
+  const doc = (await app.api("GET", "/v1/openapi.json")).json;
+  const op = doc.paths["/v1/jobs/{id}/transcript/corrections"].post;
+  expect(op.responses["202"]).toBeDefined();
+  expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties)).toEqual(["replace", "words"]);
+});

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { probeMedia } from "../../src/media/probe.ts";
+import { checkExports, cues } from "../helpers/exports.ts";
+import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
+import { startMediaServer } from "../helpers/media-server.ts";
+import { eventually } from "../helpers/wait.ts";
+
+/**
+ * The producer's editing loop (issue 32) on a real recording through the real server: a clip of the
+ * producer's own renders with captions and copy; a transcript correction reaches the captions of the
+ * clip it touches (read back from the re-rendered clip's SRT), the show notes and the exports; the
+ * FCPXML and xmeml timelines, written again by the correction with every clip, read back with
+ * OpenTimelineIO's FCP adapters; deleting a clip removes its files; nothing is billed.
+ */
+const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
+let app: TestAppliance;
+let media: ReturnType<typeof startMediaServer>;
+beforeAll(async () => {
+  media = startMediaServer();
+  app = await startAppliance({ env: LAN });
+});
+afterAll(async () => {
+  await app.stop();
+  media.stop();
+});
+
+const bareWords = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}']+/u).filter(Boolean);
+const srtText = async (url: string) => cues(await (await fetch(url)).text()).map((c) => c.text).join(" ");
+
+test("a clip of one's own renders, a correction reaches a re-rendered clip's captions and the notes, and the timelines read back", async () => {
+  const key = app.key("editing-e2e", "live");
+  const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 2, min_clip_seconds: 5, max_clip_seconds: 14 } };
+  const submitted = await app.api("POST", "/v1/jobs", { key, body });
+  expect(submitted.status).toBe(202);
+  const id = submitted.json.id;
+  const job = await eventually(async () => (await app.api("GET", `/v1/jobs/${id}`, { key })).json, (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 280_000, what: "the live job" });
+  expect(job.error).toBeNull();
+  expect(job.output.timeline_fcpxml_url).toBeDefined();
+  const walletBefore = (await app.api("GET", "/v1/wallet", { key })).json;
+  const machine = job.output.clips;
+
+  // 1. A clip of one's own: rough times, snapped to sentence edges, ranked last, rendered by the worker.
+  const added = await app.api("POST", `/v1/jobs/${id}/clips`, { key, body: { start_time: 0.3, end_time: 9, caption_style: "boxed" } });
+  expect(added.status).toBe(202);
+  expect(added.json).toMatchObject({ rank: machine.length + 1, origin: "editor", caption_style: "boxed", render: { status: "queued", formats: ["linkedin", "x"] } });
+  expect(added.json.title.length).toBeGreaterThan(0);
+  expect(added.json.hashtags.length).toBeGreaterThanOrEqual(3);
+  const mine = await eventually(async () => (await app.api("GET", `/v1/jobs/${id}`, { key })).json.output.clips.find((c: any) => c.id === added.json.id), (c) => ["complete", "failed"].includes(c.render.status), { timeoutMs: 200_000, what: "the new clip's render" });
+  expect(mine.render).toMatchObject({ status: "complete", error: null });
+  for (const dest of ["linkedin", "x"]) {
+    const info = await probeMedia(join(app.dataDir, "jobs", id, "out", mine.rendered_urls[dest].split("/").pop()));
+    expect(Math.abs(info.durationSeconds - mine.duration_seconds)).toBeLessThan(0.1);
+  }
+  const mineCaptions = await srtText(mine.captions_srt_url);
+  expect(bareWords(mineCaptions).join(" ")).toContain(bareWords(mine.transcript_text).join(" "));
+
+  // 2. A correction: a word the first clip's captions and the show notes both say becomes another.
+  const first = machine[0];
+  const captionWords = new Set(bareWords(await srtText(first.captions_srt_url)).filter((w) => w.length >= 4 && /^\p{L}+$/u.test(w)));
+  const notesWords = new Set(bareWords(job.output.show_notes));
+  const word = [...captionWords].find((w) => notesWords.has(w));
+  expect(word).toBeDefined();
+  const corrected = await app.api("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] }, headers: { "idempotency-key": "editing-e2e-correction" } });
+  expect(corrected.status).toBe(202);
+  expect(corrected.json.changes).toBeGreaterThan(0);
+  expect(corrected.json.clips_rerendered).toContain(first.id);
+  expect(corrected.json.trailer_rerendered).toBe(false);
+  // Replayed with its key: the first answer; without: nothing left to change.
+  expect((await app.api("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] }, headers: { "idempotency-key": "editing-e2e-correction" } })).json).toEqual(corrected.json);
+  const replay = await app.api("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] } });
+  expect(replay.json).toMatchObject({ changes: 0, clips_rerendered: [] });
+
+  const done = await eventually(
+    async () => (await app.api("GET", `/v1/jobs/${id}`, { key })).json,
+    (j) => corrected.json.clips_rerendered.every((cid: string) => ["complete", "failed"].includes(j.output.clips.find((c: any) => c.id === cid).render.status)),
+    { timeoutMs: 300_000, what: "the corrected clips' renders" },
+  );
+  const after = done.output.clips.find((c: any) => c.id === first.id);
+  expect(after.render).toMatchObject({ status: "complete", error: null });
+  expect(after.captions_srt_url).not.toBe(first.captions_srt_url);
+  const burned = bareWords(await srtText(after.captions_srt_url));
+  expect(burned).toContain("zanzibar");
+  expect(burned).not.toContain(word);
+  expect(bareWords(after.transcript_text)).toContain("zanzibar");
+  expect(bareWords(done.output.show_notes)).toContain("zanzibar");
+  expect(bareWords(done.output.show_notes)).not.toContain(word);
+  expect(bareWords(done.output.transcript.map((s: any) => s.text).join(" "))).not.toContain(word);
+  expect(bareWords(await (await fetch(done.output.transcript_txt_url)).text())).toContain("zanzibar");
+  // The replaced export files are gone.
+  expect((await fetch(job.output.transcript_srt_url)).status).toBe(404);
+
+  // 3. Every export parses and agrees with the clips, the editor timelines included (read by OpenTimelineIO's FCP adapters).
+  const parsed = await checkExports(done);
+  expect(parsed.fcpxml![0]!.clips[0]!.markers).toHaveLength(done.output.clips.length);
+  expect(parsed.xmeml![0]!.clips[0]!.media).toBe("two_speakers_call.wav");
+
+  // 4. Deleting the clip of one's own removes it and its files.
+  const files = [...Object.values(mine.rendered_urls), mine.captions_srt_url].map((u) => join(app.dataDir, "jobs", id, "out", (u as string).split("/").pop()!));
+  expect(files.every((f) => existsSync(f))).toBe(true);
+  expect((await app.api("DELETE", `/v1/jobs/${id}/clips/${mine.id}`, { key })).json).toEqual({ id: mine.id, object: "clip", deleted: true });
+  expect(files.some((f) => existsSync(f))).toBe(false);
+  expect((await app.api("GET", `/v1/jobs/${id}`, { key })).json.output.clips.map((c: any) => c.id)).toEqual(machine.map((c: any) => c.id));
+
+  // Nothing billed for any of it.
+  expect((await app.api("GET", "/v1/wallet", { key })).json).toEqual(walletBefore);
+}, 900_000);
