@@ -64,7 +64,15 @@ export function correctLiveJob(dataDir: string, job: JobRow, output: StoredOutpu
   let trailerChanged = false;
   if (output.trailer && state.source?.hasVideo) {
     const passages = trailerPassages(state);
-    const segments = [...planTrailer(passages, old), ...planTrailer(passages, words)];
+    // A trailer that could not be planned again is judged by its passages whole.
+    const plan = (ws: Word[]) => {
+      try {
+        return planTrailer(passages, ws);
+      } catch {
+        return passages;
+      }
+    };
+    const segments = [...plan(old), ...plan(words)];
     trailerChanged = changed.some((span) => segments.some((s) => overlaps(span, s)));
   }
   output.show_notes = state.plan.showNotes;

@@ -26,6 +26,21 @@ afterAll(async () => {
   media.stop();
 });
 
+/** A request; long renders are polled past the key's rate limit, so a 429 waits out its Retry-After and asks again. */
+async function call(method: string, path: string, opts: Parameters<TestAppliance["api"]>[2]) {
+  for (;;) {
+    const res = await app.api(method, path, opts);
+    if (res.status !== 429) return res;
+    await Bun.sleep(Number(res.headers.get("retry-after") ?? 1) * 1000);
+  }
+}
+
+async function jobNow(key: string, id: string): Promise<any> {
+  const res = await call("GET", `/v1/jobs/${id}`, { key });
+  expect(res.status).toBe(200);
+  return res.json;
+}
+
 const bareWords = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}']+/u).filter(Boolean);
 const srtText = async (url: string) => cues(await (await fetch(url)).text()).map((c) => c.text).join(" ");
 
@@ -35,19 +50,19 @@ test("a clip of one's own renders, a correction reaches a re-rendered clip's cap
   const submitted = await app.api("POST", "/v1/jobs", { key, body });
   expect(submitted.status).toBe(202);
   const id = submitted.json.id;
-  const job = await eventually(async () => (await app.api("GET", `/v1/jobs/${id}`, { key })).json, (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 280_000, what: "the live job" });
+  const job = await eventually(() => jobNow(key, id), (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 280_000, what: "the live job" });
   expect(job.error).toBeNull();
   expect(job.output.timeline_fcpxml_url).toBeDefined();
-  const walletBefore = (await app.api("GET", "/v1/wallet", { key })).json;
+  const walletBefore = (await call("GET", "/v1/wallet", { key })).json;
   const machine = job.output.clips;
 
   // 1. A clip of one's own: rough times, snapped to sentence edges, ranked last, rendered by the worker.
-  const added = await app.api("POST", `/v1/jobs/${id}/clips`, { key, body: { start_time: 0.3, end_time: 9, caption_style: "boxed" } });
+  const added = await call("POST", `/v1/jobs/${id}/clips`, { key, body: { start_time: 0.3, end_time: 9, caption_style: "boxed" } });
   expect(added.status).toBe(202);
   expect(added.json).toMatchObject({ rank: machine.length + 1, origin: "editor", caption_style: "boxed", render: { status: "queued", formats: ["linkedin", "x"] } });
   expect(added.json.title.length).toBeGreaterThan(0);
   expect(added.json.hashtags.length).toBeGreaterThanOrEqual(3);
-  const mine = await eventually(async () => (await app.api("GET", `/v1/jobs/${id}`, { key })).json.output.clips.find((c: any) => c.id === added.json.id), (c) => ["complete", "failed"].includes(c.render.status), { timeoutMs: 200_000, what: "the new clip's render" });
+  const mine = await eventually(async () => (await jobNow(key, id)).output.clips.find((c: any) => c.id === added.json.id), (c) => ["complete", "failed"].includes(c.render.status), { timeoutMs: 200_000, what: "the new clip's render" });
   expect(mine.render).toMatchObject({ status: "complete", error: null });
   for (const dest of ["linkedin", "x"]) {
     const info = await probeMedia(join(app.dataDir, "jobs", id, "out", mine.rendered_urls[dest].split("/").pop()));
@@ -62,18 +77,18 @@ test("a clip of one's own renders, a correction reaches a re-rendered clip's cap
   const notesWords = new Set(bareWords(job.output.show_notes));
   const word = [...captionWords].find((w) => notesWords.has(w));
   expect(word).toBeDefined();
-  const corrected = await app.api("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] }, headers: { "idempotency-key": "editing-e2e-correction" } });
+  const corrected = await call("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] }, headers: { "idempotency-key": "editing-e2e-correction" } });
   expect(corrected.status).toBe(202);
   expect(corrected.json.changes).toBeGreaterThan(0);
   expect(corrected.json.clips_rerendered).toContain(first.id);
   expect(corrected.json.trailer_rerendered).toBe(false);
   // Replayed with its key: the first answer; without: nothing left to change.
-  expect((await app.api("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] }, headers: { "idempotency-key": "editing-e2e-correction" } })).json).toEqual(corrected.json);
-  const replay = await app.api("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] } });
+  expect((await call("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] }, headers: { "idempotency-key": "editing-e2e-correction" } })).json).toEqual(corrected.json);
+  const replay = await call("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { replace: [{ find: word, with: "zanzibar" }] } });
   expect(replay.json).toMatchObject({ changes: 0, clips_rerendered: [] });
 
   const done = await eventually(
-    async () => (await app.api("GET", `/v1/jobs/${id}`, { key })).json,
+    () => jobNow(key, id),
     (j) => corrected.json.clips_rerendered.every((cid: string) => ["complete", "failed"].includes(j.output.clips.find((c: any) => c.id === cid).render.status)),
     { timeoutMs: 300_000, what: "the corrected clips' renders" },
   );
@@ -99,10 +114,10 @@ test("a clip of one's own renders, a correction reaches a re-rendered clip's cap
   // 4. Deleting the clip of one's own removes it and its files.
   const files = [...Object.values(mine.rendered_urls), mine.captions_srt_url].map((u) => join(app.dataDir, "jobs", id, "out", (u as string).split("/").pop()!));
   expect(files.every((f) => existsSync(f))).toBe(true);
-  expect((await app.api("DELETE", `/v1/jobs/${id}/clips/${mine.id}`, { key })).json).toEqual({ id: mine.id, object: "clip", deleted: true });
+  expect((await call("DELETE", `/v1/jobs/${id}/clips/${mine.id}`, { key })).json).toEqual({ id: mine.id, object: "clip", deleted: true });
   expect(files.some((f) => existsSync(f))).toBe(false);
-  expect((await app.api("GET", `/v1/jobs/${id}`, { key })).json.output.clips.map((c: any) => c.id)).toEqual(machine.map((c: any) => c.id));
+  expect((await jobNow(key, id)).output.clips.map((c: any) => c.id)).toEqual(machine.map((c: any) => c.id));
 
   // Nothing billed for any of it.
-  expect((await app.api("GET", "/v1/wallet", { key })).json).toEqual(walletBefore);
+  expect((await call("GET", "/v1/wallet", { key })).json).toEqual(walletBefore);
 }, 900_000);

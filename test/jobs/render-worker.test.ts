@@ -9,7 +9,8 @@ import type { Db } from "../../src/db/client.ts";
 import { openTestDb } from "../helpers/db.ts";
 import { clipRenders } from "../../src/db/schema.ts";
 import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/pipeline/output.ts";
-import { ClipRenderWorker } from "../../src/jobs/render-worker.ts";
+import { ClipRenderWorker, TRAILER_RENDER } from "../../src/jobs/render-worker.ts";
+import { insertRender } from "../../src/jobs/renders-store.ts";
 import { RenderRequests } from "../../src/jobs/rerender.ts";
 import { claimNextQueued, getJobById } from "../../src/jobs/store.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
@@ -107,4 +108,33 @@ test("a render that fails leaves the clip's files and bounds as they were and sa
   expect({ ...after, render: undefined }).toEqual({ ...before, render: undefined });
   expect(existsSync(join(out, "clip1_x.mp4"))).toBe(true);
   db.$client.close();
+});
+
+test("a queued trailer render replaces the trailer's file in the output and deletes the old one", async () => {
+  dir = mkdtempSync(join(tmpdir(), "clipyard-render-"));
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const db = openTestDb(dir);
+  const { id, out } = completedLiveJob(db, clock);
+  const job = getJobById(db, id)!;
+  const output = JSON.parse(job.output!) as StoredOutput;
+  output.trailer = { file: "job:trailer.mp4", duration_seconds: 61 };
+  writeFileSync(join(out, "trailer.mp4"), "old");
+  db.$client.query("UPDATE jobs SET output = ? WHERE id = ?").run(JSON.stringify(output), id);
+  insertRender(db, { id: "rnd_trailer0001", jobId: id, orgId: job.orgId, env: "live", clipId: TRAILER_RENDER, params: JSON.stringify({ caption_style: "bold" }), idempotencyKey: null, requestHash: "h", status: "queued", createdAt: clock.now() });
+  const asked: unknown[] = [];
+  const worker = new ClipRenderWorker(db, clock, dir, async () => { throw new Error("no clip render expected"); }, undefined, async (input) => {
+    asked.push(input);
+    writeFileSync(join(out, `trailer_${input.tag}.mp4`), "new");
+    return { file: `job:trailer_${input.tag}.mp4`, duration_seconds: 60.5 };
+  });
+  await worker.tick();
+  expect(asked).toEqual([{ dataDir: dir, jobId: id, tag: "iler0001", style: "bold" }]);
+  const after = JSON.parse(getJobById(db, id)!.output!) as StoredOutput;
+  expect(after.trailer).toEqual({ file: "job:trailer_iler0001.mp4", duration_seconds: 60.5 });
+  expect(existsSync(join(out, "trailer.mp4"))).toBe(false);
+  expect(existsSync(join(out, "trailer_iler0001.mp4"))).toBe(true);
+  expect(db.select().from(clipRenders).all().find((r) => r.id === "rnd_trailer0001")).toMatchObject({ status: "complete", error: null });
+  // The clip is untouched.
+  expect(after.clips).toEqual(output.clips);
+  await worker.stop();
 });

@@ -1,0 +1,84 @@
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { JobRow } from "../../src/db/schema.ts";
+import { correctLiveJob } from "../../src/pipeline/correct-output.ts";
+import { exportRefs, writeExports } from "../../src/pipeline/exports.ts";
+import type { LiveState } from "../../src/pipeline/live.ts";
+import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/pipeline/output.ts";
+import type { ClipPlan, Word } from "../../src/pipeline/types.ts";
+
+/**
+ * A correction applied to a finished live job's checkpoint, output and files (real files in a temp
+ * data directory): which clips' captions changed, whether the trailer's passages did, and what was
+ * written again.
+ */
+const dataDir = mkdtempSync(join(tmpdir(), "clipyard-correct-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+// 40 sentences of five words, 2.5 s each with a pause between: "Sentence N talks about beehides."
+const words: Word[] = Array.from({ length: 40 }, (_, n) =>
+  ["Sentence", `${n + 1}`, "talks", "about", n % 10 === 3 ? "beehides." : "honey."].map((w, k) => ({ word: ` ${w}`, start: n * 3 + k * 0.5, end: n * 3 + k * 0.5 + 0.4, speaker: "SPEAKER_00" })),
+).flat();
+
+function plan(rank: number, start: number, end: number): ClipPlan {
+  return { rank, category: "insight", hook: "About beehides.", pull_quote: "Beehides talk.", start_time: start, end_time: end, transcript_text: "Sentence talks about beehides.", score: 50, reason: "r", title: "Beehides on Roofs", description: "About beehides.", hashtags: ["#Beehides", "#Honey", "#Roofs"] };
+}
+
+function setUp(id: string, withTrailer: boolean) {
+  const job = { id, sourceType: "file", sourceUrl: "/tmp/ep.mp4", options: "{}" } as unknown as JobRow;
+  const out = jobOutputDir(dataDir, id);
+  mkdirSync(out, { recursive: true });
+  // Clip 1 holds a "beehides" sentence (sentence 4 at 9-11.4 s); clip 2 (sentences 6-9, 15-26.4 s) has none.
+  const clips = [plan(1, 9, 14.4), plan(2, 15, 26.4)];
+  const passages = [plan(3, 30, 120)];
+  const state: LiveState = {
+    source: { path: "/tmp/ep.mp4", durationSeconds: 120, hasVideo: true, hasAudio: true, fps: 25 } as LiveState["source"],
+    transcript: { language: "en", words, segments: [{ speaker: "SPEAKER_00", start: 0, end: 119.4, text: "all" }] },
+    plan: { clips, showNotes: "# Beehides on roofs\n\nWe talk about beehides.", chapters: [{ start: 0, title: "Beehides" }], similarity: "x", warnings: [] },
+    rendered: clips.map((p) => ({ plan: p, files: {} })),
+    trailerExtras: withTrailer ? passages : [],
+    warnings: [],
+    engine: {},
+  };
+  writeFileSync(join(jobWorkDir(dataDir, id), "checkpoint.json"), JSON.stringify({ done: [], state }));
+  const files = writeExports(out, { title: "Beehides", words, segments: state.transcript!.segments, chapters: state.plan!.chapters!, clips, source: { name: "ep.mp4", durationSeconds: 120, fps: 25, hasVideo: true } });
+  const output: StoredOutput = {
+    clips: clips.map((p, i) => ({ ...p, id: `clip_${i + 1}`, duration_seconds: p.end_time - p.start_time, files: {} })),
+    trailer: withTrailer ? { file: "job:trailer.mp4", duration_seconds: 66 } : null,
+    show_notes: state.plan!.showNotes,
+    transcript: state.transcript!.segments,
+    exports: exportRefs(files, "job"),
+  };
+  return { job, output, out };
+}
+
+test("a swap in one clip's words re-renders that clip only, rewrites the copy, notes, checkpoint and exports under new names", () => {
+  const { job, output, out } = setUp("job_a", false);
+  const outcome = correctLiveJob(dataDir, job, output, { replace: [{ find: "beehides", with: "beehives" }] }, "t1")!;
+  expect(outcome).toEqual({ changes: 4, captionsChanged: ["clip_1"], trailerChanged: false });
+  expect(output.clips[0]).toMatchObject({ hook: "About beehives.", pull_quote: "Beehives talk.", title: "Beehives on Roofs", hashtags: ["#Beehives", "#Honey", "#Roofs"] });
+  expect(output.show_notes).toBe("# Beehives on roofs\n\nWe talk about beehives.");
+  expect(output.exports!.transcript_srt).toBe("job:transcript_t1.srt");
+  expect(output.exports!.timeline_fcpxml).toBe("job:timeline_t1.fcpxml");
+  expect(readFileSync(join(out, "transcript_t1.srt"), "utf8")).toContain("beehives");
+  expect(readFileSync(join(out, "transcript_t1.srt"), "utf8")).not.toContain("beehides");
+  expect(readFileSync(join(out, "notes.md"), "utf8")).toContain("Beehives on roofs");
+  const cp = JSON.parse(readFileSync(join(jobWorkDir(dataDir, "job_a"), "checkpoint.json"), "utf8")).state as LiveState;
+  expect(cp.transcript!.words.filter((w) => w.word.includes("beehives"))).toHaveLength(4);
+  expect(cp.plan!.chapters![0]!.title).toBe("Beehives");
+  // The old exports are still on disk: the caller deletes what the output no longer names.
+  expect(readdirSync(out)).toContain("transcript.srt");
+  // Applied again: nothing left to change, nothing written.
+  expect(correctLiveJob(dataDir, job, output, { replace: [{ find: "beehides", with: "beehives" }] }, "t2")).toEqual({ changes: 0, captionsChanged: [], trailerChanged: false });
+  expect(readdirSync(out)).not.toContain("transcript_t2.srt");
+});
+
+test("the trailer is re-rendered only when a changed word falls in its passages", () => {
+  const a = setUp("job_b", true);
+  // Sentence 2 (3-5.4 s) is in no clip and no trailer passage.
+  expect(correctLiveJob(dataDir, a.job, a.output, { words: [{ start_time: 3, end_time: 3.45, text: "Phrase" }] }, "t1")).toEqual({ changes: 1, captionsChanged: [], trailerChanged: false });
+  // Sentence 14 (39-41.4 s) is in the trailer's passages only.
+  expect(correctLiveJob(dataDir, a.job, a.output, { replace: [{ find: "beehides", with: "beehives" }] }, "t2")!.trailerChanged).toBe(true);
+});
