@@ -15,6 +15,8 @@ export async function createEditorClipRoute(ctx: AppContext, request: Request, s
   const principal = guard(ctx, request, set.headers);
   const key = idempotencyKey(request);
   const body = parseOrThrow(ClipCreateSchema, await readJsonObject(request), () => "invalid_body");
+  // Both write new files (renders, exports): refused under the disk reserve like a re-render.
+  ctx.disk.require();
   await ctx.editorClips.prepare(principal, jobId);
   const { job, clip, created, replayed } = ctx.editorClips.create(principal, jobId, body, key);
   if (replayed) set.headers["idempotent-replayed"] = "true";

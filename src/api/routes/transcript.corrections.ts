@@ -13,6 +13,8 @@ export async function correctTranscriptRoute(ctx: AppContext, request: Request, 
   const principal = guard(ctx, request, headers);
   const key = idempotencyKey(request);
   const body = parseOrThrow(TranscriptCorrectionSchema, await readJsonObject(request), () => "invalid_body");
+  // Both write new files (renders, exports): refused under the disk reserve like a re-render.
+  ctx.disk.require();
   await ctx.corrections.prepare(principal, jobId);
   const { summary, replayed } = await ctx.corrections.apply(principal, jobId, body, key);
   if (replayed) headers["idempotent-replayed"] = "true";
