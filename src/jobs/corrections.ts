@@ -1,6 +1,8 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Scope } from "../accounts/scope.ts";
+import { getVocabulary, setVocabulary } from "../accounts/vocabulary.ts";
+import { MAX_VOCABULARY_ENTRIES, MAX_VOCABULARY_ENTRY_LENGTH } from "../pipeline/transcribe/vocabulary.ts";
 import { isoUtc, type Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import type { JobRow } from "../db/schema.ts";
@@ -27,6 +29,7 @@ export interface CorrectionSummary {
   changes: number;
   clips_rerendered: string[];
   trailer_rerendered: boolean;
+  vocabulary_added?: string[];
   created_at: string;
 }
 
@@ -37,6 +40,19 @@ export interface CorrectionSummary {
  * Idempotent: a replayed correction finds nothing left to change, and an Idempotency-Key replays the
  * first answer (the key lives in clip_renders with the re-render and new-clip requests, one namespace).
  */
+/** The replacements the organisation's vocabulary lacks (case-insensitively), each once. */
+function missingTerms(entries: string[], req: CorrectionRequest): string[] {
+  const known = new Set(entries.map((e) => e.trim().toLowerCase()));
+  const out: string[] = [];
+  for (const r of req.replace ?? []) {
+    const term = r.with.trim();
+    if (known.has(term.toLowerCase())) continue;
+    known.add(term.toLowerCase());
+    out.push(term);
+  }
+  return out;
+}
+
 export class TranscriptCorrections {
   constructor(
     private readonly db: Db,
@@ -52,8 +68,8 @@ export class TranscriptCorrections {
     if (job?.env === "live" && job.status === "complete") await restoreCheckpoint(this.store, jobId, jobWorkDir(this.dataDir, jobId), { source: false });
   }
 
-  async apply(scope: Scope, jobId: string, req: CorrectionRequest, idempotencyKey?: string): Promise<{ job: JobRow; summary: CorrectionSummary; replayed: boolean }> {
-    const requestHash = sha256Hex(JSON.stringify(["correction", jobId, req.replace ?? null, req.words ?? null]));
+  async apply(scope: Scope, jobId: string, req: CorrectionRequest & { add_to_vocabulary?: boolean }, idempotencyKey?: string): Promise<{ job: JobRow; summary: CorrectionSummary; replayed: boolean }> {
+    const requestHash = sha256Hex(JSON.stringify(["correction", jobId, req.replace ?? null, req.words ?? null, req.add_to_vocabulary ?? false]));
     const result = tx(this.db, () => {
       const job = getJob(this.db, scope, jobId);
       if (!job) throw new ApiError("not_found", `No job ${jobId}.`, "id");
@@ -65,6 +81,18 @@ export class TranscriptCorrections {
         if (earlier) return { job, summary: JSON.parse(earlier.params) as CorrectionSummary, replayed: true, dropped: [] as string[] };
       }
       if (job.status !== "complete" || !job.output) throw new ApiError("job_not_complete", `Job ${jobId} is ${job.status}; its transcript can be corrected once it is complete.`, "id");
+      // Checked (and stored) before anything is written: a refusal leaves the job as it was.
+      let vocabularyAdded: string[] | undefined;
+      if (req.add_to_vocabulary) {
+        const stored = getVocabulary(this.db, scope).entries;
+        vocabularyAdded = missingTerms(stored, req);
+        const tooLong = vocabularyAdded.find((t) => t.length > MAX_VOCABULARY_ENTRY_LENGTH);
+        if (tooLong) throw new ApiError("invalid_body", `"${tooLong.slice(0, 40)}…" is longer than a vocabulary entry may be (${MAX_VOCABULARY_ENTRY_LENGTH} characters).`, "add_to_vocabulary");
+        if (stored.length + vocabularyAdded.length > MAX_VOCABULARY_ENTRIES) {
+          throw new ApiError("invalid_body", `The organisation's vocabulary holds ${stored.length} entries; adding ${vocabularyAdded.length} would pass its limit of ${MAX_VOCABULARY_ENTRIES}.`, "add_to_vocabulary");
+        }
+        if (vocabularyAdded.length) setVocabulary(this.db, this.clock, scope, [...stored, ...vocabularyAdded]);
+      }
       const output = JSON.parse(job.output) as StoredOutput;
       const before = outputFiles(output);
       const id = newId("cor");
@@ -92,6 +120,7 @@ export class TranscriptCorrections {
         changes: outcome.changes,
         clips_rerendered: outcome.captionsChanged,
         trailer_rerendered: outcome.trailerChanged,
+        ...(vocabularyAdded ? { vocabulary_added: vocabularyAdded } : {}),
         created_at: isoUtc(now),
       };
       insertRender(this.db, { id, jobId: job.id, orgId: job.orgId, env: job.env, clipId: CORRECTION_RECORD, params: JSON.stringify(summary), idempotencyKey: idempotencyKey ?? null, requestHash, status: "complete", createdAt: now, completedAt: now });

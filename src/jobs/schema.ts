@@ -116,6 +116,7 @@ export const TranscriptCorrectionSchema = z
       .min(1)
       .max(MAX_CORRECTIONS)
       .optional(),
+    add_to_vocabulary: z.boolean().optional().describe("Add each replacement (`replace[].with`) the organisation's vocabulary (GET/PUT /v1/vocabulary) lacks to it, so later jobs hear it"),
   })
   .strict()
   .refine((b) => b.replace !== undefined || b.words !== undefined, { message: "name replace, words or both", path: ["replace"] });
@@ -127,6 +128,7 @@ export const TranscriptCorrectionResultSchema = z.object({
   changes: z.number().int().describe("Places in the transcript that changed; 0 when there was nothing left to change (a replay)"),
   clips_rerendered: z.array(z.string()).describe("Clips whose burned-in captions changed: a render of each is queued (see each clip's render)"),
   trailer_rerendered: z.boolean().describe("Whether the trailer's captions changed and its render is queued"),
+  vocabulary_added: z.array(z.string()).optional().describe("With add_to_vocabulary: the entries added to the organisation's vocabulary"),
   created_at: z.string(),
 });
 

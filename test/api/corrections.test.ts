@@ -112,9 +112,32 @@ test("another organisation's job and the other world's key are not found; a key 
   expect((await app.api("GET", `/v1/jobs/${job.id}`, { key: owner })).json).toEqual(job);
 });
 
+test("add_to_vocabulary adds the replacements the organisation's vocabulary lacks, in the key's world only", async () => {
+  const key = app.key("corrections-vocabulary");
+  const job = await finished(key);
+  expect((await app.api("PUT", "/v1/vocabulary", { key, body: { entries: ["Nora Vance"] } })).status).toBe(200);
+  const res = await correct(key, job.id, { replace: [{ find: "nora vance", with: "Nora Vance" }, { find: "honey", with: "Wildflower Honey" }, { find: "hive", with: "wildflower honey" }], add_to_vocabulary: true });
+  expect(res.status).toBe(202);
+  expect(res.json.vocabulary_added).toEqual(["Wildflower Honey"]);
+  expect((await app.api("GET", "/v1/vocabulary", { key })).json.entries).toEqual(["Nora Vance", "Wildflower Honey"]);
+  // Again: nothing is missing any more.
+  expect((await correct(key, job.id, { replace: [{ find: "honey", with: "Wildflower Honey" }], add_to_vocabulary: true })).json.vocabulary_added).toEqual([]);
+  // The live world's list is another list.
+  expect((await app.api("GET", "/v1/vocabulary", { key: app.key("corrections-vocabulary", "live") })).json.entries).toEqual([]);
+  // A replacement too long for a vocabulary entry is refused, and nothing changes.
+  const tooLong = await correct(key, job.id, { replace: [{ find: "bees", with: "b".repeat(61) }], add_to_vocabulary: true });
+  expect(tooLong.status).toBe(400);
+  expect(tooLong.json.error).toMatchObject({ code: "invalid_body", param: "add_to_vocabulary" });
+  expect(JSON.stringify((await app.api("GET", `/v1/jobs/${job.id}`, { key })).json.output)).not.toContain("b".repeat(61));
+  // Without the flag the vocabulary is left alone and the answer has no vocabulary_added.
+  const plain = await correct(key, job.id, { replace: [{ find: "roof", with: "Rooftop Garden" }] });
+  expect(plain.json.vocabulary_added).toBeUndefined();
+  expect((await app.api("GET", "/v1/vocabulary", { key })).json.entries).toEqual(["Nora Vance", "Wildflower Honey"]);
+});
+
 test("the OpenAPI document describes the corrections endpoint", async () => {
   const doc = (await app.api("GET", "/v1/openapi.json")).json;
   const op = doc.paths["/v1/jobs/{id}/transcript/corrections"].post;
   expect(op.responses["202"]).toBeDefined();
-  expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties)).toEqual(["replace", "words"]);
+  expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties)).toEqual(["replace", "words", "add_to_vocabulary"]);
 });
