@@ -69,7 +69,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     submitEffects: [],
     reviewEffects: [clipReviewedOutbox(db, clock, present, () => deliveries.wake())],
     renders: new RenderRequests(db, clock, config.dataDir, () => renders.wake(), storage, config.maxQueuedRendersPerOrg),
-    editorClips: new EditorClips(db, clock, config.dataDir, () => renders.wake(), storage),
+    editorClips: new EditorClips(db, clock, config.dataDir, () => renders.wake(), storage, config.maxQueuedRendersPerOrg),
     corrections: new TranscriptCorrections(db, clock, config.dataDir, () => renders.wake(), storage),
     billing,
     storage,

@@ -15,7 +15,8 @@ import type { ClipFormat } from "../pipeline/render/render.ts";
 import { jobOutputDir, outputFiles, parseFileRef, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
 import { jobOutputKey, type ObjectStore } from "../storage/index.ts";
-import { insertRender, renderByIdempotencyKey } from "./renders-store.ts";
+import { insertRender, pendingRenderCount, renderByIdempotencyKey } from "./renders-store.ts";
+import { QUEUE_RETRY_AFTER_S } from "./rerender.ts";
 import { MAX_EDITOR_CLIPS_PER_JOB, type JobOptions } from "./schema.ts";
 import { getJob, getJobById, replaceOutput } from "./store.ts";
 import { jobWorkDir } from "../pipeline/output.ts";
@@ -46,6 +47,8 @@ export class EditorClips {
     private readonly dataDir: string,
     private readonly wake: () => void,
     private readonly store?: ObjectStore,
+    /** The re-render queue's per-organisation cap (CLIPYARD_MAX_QUEUED_RENDERS_PER_ORG): a new clip's render counts like any other. */
+    private readonly maxQueuedPerOrg = Infinity,
   ) {}
 
   /** A job this API node did not run has its transcript in the shared checkpoint: fetch it before create(). */
@@ -79,8 +82,11 @@ export class EditorClips {
       if (output.clips.filter((c) => c.origin === "editor").length >= MAX_EDITOR_CLIPS_PER_JOB) {
         throw new ApiError("clip_limit_reached", `Job ${jobId} already has ${MAX_EDITOR_CLIPS_PER_JOB} clips added by hand; delete one first.`, "id");
       }
-      const now = this.clock.now();
       const sandbox = job.env === "test";
+      if (!sandbox && pendingRenderCount(this.db, scope) >= this.maxQueuedPerOrg) {
+        throw new ApiError("too_many_queued_renders", `This organisation already has ${this.maxQueuedPerOrg} renders queued or rendering; add clips once some finish.`, null, { "retry-after": String(QUEUE_RETRY_AFTER_S) });
+      }
+      const now = this.clock.now();
       const clipId = newId("clip");
       const renderId = newId("rnd");
       const rank = Math.max(0, ...output.clips.map((c) => c.rank)) + 1;

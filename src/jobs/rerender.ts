@@ -14,7 +14,7 @@ import type { ObjectStore } from "../storage/index.ts";
 import { insertRender, pendingRenderCount, renderByIdempotencyKey } from "./renders-store.ts";
 
 /** Seconds a caller refused by the queue bound is told to wait: about one render. */
-const QUEUE_RETRY_AFTER_S = 30;
+export const QUEUE_RETRY_AFTER_S = 30;
 import { getJob, getJobById, replaceOutput } from "./store.ts";
 
 /** What a caller may change on a clip; anything left out keeps the clip's current value. */

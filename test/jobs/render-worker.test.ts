@@ -11,6 +11,8 @@ import { clipRenders } from "../../src/db/schema.ts";
 import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/pipeline/output.ts";
 import { ClipRenderWorker, TRAILER_RENDER } from "../../src/jobs/render-worker.ts";
 import { insertRender } from "../../src/jobs/renders-store.ts";
+import { EditorClips } from "../../src/jobs/editor-clips.ts";
+import { snapToSentenceEdges } from "../../src/pipeline/highlights/clip-bounds.ts";
 import { RenderRequests } from "../../src/jobs/rerender.ts";
 import { claimNextQueued, getJobById } from "../../src/jobs/store.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
@@ -137,4 +139,24 @@ test("a queued trailer render replaces the trailer's file in the output and dele
   // The clip is untouched.
   expect(after.clips).toEqual(output.clips);
   await worker.stop();
+});
+
+test("a live clip of one's own is queued on the render worker, counted against the organisation's cap on queued renders", async () => {
+  dir = mkdtempSync(join(tmpdir(), "clipyard-render-"));
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const db = openTestDb(dir);
+  const { id, scope } = completedLiveJob(db, clock);
+  let woken = 0;
+  const clips = new EditorClips(db, clock, dir, () => woken++, undefined, 1);
+  const { clip, created } = clips.create(scope, id, { start_time: 2.4, end_time: 4.9 });
+  expect(created).toBe(true);
+  expect(clip).toMatchObject({ rank: 2, origin: "editor", files: {}, render: { status: "queued", formats: ["linkedin", "x"] } });
+  const snapped = snapToSentenceEdges(words, 2.4, 4.9)!;
+  expect([clip.start_time, clip.end_time]).toEqual([snapped.start, snapped.end]);
+  expect(woken).toBe(1);
+  expect(db.select().from(clipRenders).all().filter((r) => r.clipId === clip.id && r.status === "queued")).toHaveLength(1);
+  // The same clip asked again answers it and queues nothing; another one waits for the queue to drain.
+  expect(clips.create(scope, id, { start_time: 2.4, end_time: 4.9 })).toMatchObject({ created: false, clip: { id: clip.id } });
+  expect(() => clips.create(scope, id, { start_time: 2.4, end_time: 4.9, caption_style: "minimal" })).toThrow(expect.objectContaining({ code: "too_many_queued_renders" }));
+  expect((JSON.parse(getJobById(db, id)!.output!) as StoredOutput).clips).toHaveLength(2);
 });
