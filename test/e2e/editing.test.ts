@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeMedia } from "../../src/media/probe.ts";
@@ -8,6 +8,7 @@ import type { Word } from "../../src/pipeline/types.ts";
 import { checkExports, cues } from "../helpers/exports.ts";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
+import { testShared } from "../helpers/shared.ts";
 import { eventually } from "../helpers/wait.ts";
 
 /**
@@ -47,7 +48,7 @@ async function jobNow(key: string, id: string): Promise<any> {
 const bareWords = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}']+/u).filter(Boolean);
 const srtText = async (url: string) => cues(await (await fetch(url)).text()).map((c) => c.text).join(" ");
 
-test("a clip of one's own renders, a correction reaches a re-rendered clip's captions and the notes, and the timelines read back", async () => {
+testShared("a clip of one's own renders, a correction reaches a re-rendered clip's captions and the notes, and the timelines read back", async () => {
   const key = app.key("editing-e2e", "live");
   const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 2, min_clip_seconds: 5, max_clip_seconds: 14 } };
   const submitted = await app.api("POST", "/v1/jobs", { key, body });
