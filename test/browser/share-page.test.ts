@@ -69,8 +69,9 @@ test("guest share page: players load every clip, downloads and the trailer are o
   expect(videos[0]!.d).toBeGreaterThanOrEqual(60);
   for (const v of videos.slice(1)) expect(v).toMatchObject({ w: 1080, h: 1920 });
   const downloads = await page.$$eval("a[download]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
-  // 3 clips x 2 formats + the trailer, 3 clips x 2 caption files, 5 episode exports.
-  expect(downloads).toHaveLength(7 + 6 + 5);
+  // 3 clips x 2 formats + the trailer, 3 clips x 2 caption files, 7 episode exports (transcript
+  // SRT/VTT/text, chapters, and the OTIO, FCPXML and Final Cut 7 XML timelines).
+  expect(downloads).toHaveLength(7 + 6 + 7);
   for (const href of downloads) expect((await fetch(href, { method: "HEAD" })).status).toBe(200);
   expect(blocked).toEqual([]);
   await page.screenshot({ path: join(SHOTS, "share-page.png"), fullPage: true });
