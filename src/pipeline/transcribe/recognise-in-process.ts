@@ -52,7 +52,7 @@ export function chooseAsrEngine(
 }
 
 /** The derived ggml file each recognition model has: q8_0, half the CPU time of f16 for the same words. */
-const GGML_FOR_MODEL: Record<string, string> = { "whisper-tiny.en": "whisper-tiny.en-ggml-q8_0" };
+const GGML_FOR_MODEL: Record<string, string> = { "whisper-tiny.en": "whisper-tiny.en-ggml-q8_0", "whisper-base": "whisper-base-ggml-q8_0" };
 
 /** The derived ggml model whisper.cpp runs for `model`, if it has one. */
 export function inProcessModelFor(model: string): string | undefined {
