@@ -37,3 +37,22 @@ test("the OpenAPI document lists the option with Whisper's codes", async () => {
   expect(text).toContain("the episode's spoken language");
   expect(text).toContain('"yue"');
 });
+
+test("the share page's fixed text follows the output's language (French), and stays English without one", async () => {
+  let job = (await post({ language: "fr" })).json;
+  while (job.status !== "complete") {
+    expect(job.status).not.toBe("failed");
+    await Bun.sleep(50);
+    job = (await app.api("GET", `/v1/jobs/${job.id}`, { key })).json;
+  }
+  const english = await (await fetch(job.output.guest_share_url)).text();
+  expect(english).toContain('<html lang="en">');
+  expect(english).toContain("Shared with you");
+  // A live job's stored output records its transcript's language; give this one French.
+  const row = app.ctx.db.$client.query("SELECT output FROM jobs WHERE id = ?").get(job.id) as { output: string };
+  app.ctx.db.$client.query("UPDATE jobs SET output = ? WHERE id = ?").run(JSON.stringify({ ...JSON.parse(row.output), language: "fr" }), job.id);
+  const french = await (await fetch(job.output.guest_share_url)).text();
+  expect(french).toContain('<html lang="fr">');
+  for (const words of ["Partagé avec vous", "extraits prêts à publier", "Télécharger 9:16", "Pas encore relu.", "Approuver", "Refuser", "Pour votre monteur"]) expect(french).toContain(words);
+  expect(french).not.toContain("Shared with you");
+});

@@ -117,7 +117,7 @@ export async function renderClipFormats(
     const took: Record<string, number> = {};
     const lap = (name: string) => (took[name] = Math.round(performance.now() - t0));
     const fontsDir = dirname(fontFile("DejaVuSans-Bold.ttf"));
-    const boldFont = boldFontFor(req.card ? [req.card.title, ...req.card.speakers.map((s) => s.name)].join(" ") : "");
+    const boldFont = boldFontFor(req.card ? [req.card.title, ...(req.card.speakers ?? []).map((s) => s.name)].join(" ") : "");
     const encoded = outputs.map(() => 0);
     const progress = (i: number, seconds: number) => {
       encoded[i] = Math.min(1, Math.max(encoded[i]!, seconds / duration));
