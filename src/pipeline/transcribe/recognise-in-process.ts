@@ -115,6 +115,8 @@ export interface InProcessRecognition {
   words: WhisperCppWord[];
   /** The derived model that ran, for the transcript's engine line. */
   ggmlModel: string;
+  /** The language given, or the one whisper.cpp detected ("und" when it said none). */
+  language: string;
   usage: { wallSeconds: number; cpuSeconds: number };
 }
 
@@ -129,7 +131,8 @@ export async function recogniseInProcess(
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const { samples, spans } = joinRegions(audio, regions);
-  const joined = spans.length ? await recogniseWithWhisperCpp(ggml, samples, opts) : [];
+  let language = opts.language === "auto" ? "und" : opts.language;
+  const joined = spans.length ? await recogniseWithWhisperCpp(ggml, samples, { ...opts, onLanguage: (code) => (language = code) }) : [];
   const cpu = process.cpuUsage(cpu0);
-  return { words: wordsToOriginal(joined, spans), ggmlModel, usage: { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
+  return { words: wordsToOriginal(joined, spans), ggmlModel, language, usage: { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
 }

@@ -200,7 +200,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       let result: AsrResult | undefined;
       if (regions.length && engine === "whisper-cpp") {
         const r = await recogniseInProcess(modelName, audio!, regions, { threads, language, prompt, onProgress: report, signal: opts.signal });
-        result = { language, language_probability: 1, duration, words: r.words };
+        result = { language: r.language, language_probability: 1, duration, words: r.words };
         opts.onStats?.("asr", r.usage);
       } else if (regions.length) {
         // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
