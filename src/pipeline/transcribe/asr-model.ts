@@ -46,8 +46,8 @@ const defaultProbe = (env: Record<string, string | undefined>): AsrModelProbe =>
 const AUTO_LADDER: Array<{ model: string; needs: (p: AsrModelProbe) => string | null }> = [
   { model: "whisper-large-v3-turbo", needs: (p) => (p.gpu() ? "a CUDA GPU" : null) },
   { model: "whisper-small", needs: (p) => (p.cores() >= 8 ? `${p.cores()} CPU cores (8 or more)` : null) },
-  { model: "whisper-base", needs: () => "any machine" },
-  { model: "whisper-tiny.en", needs: () => "any machine" },
+  { model: "whisper-base", needs: (p) => `any machine; this one: ${p.cores()} CPU cores${p.gpu() ? "" : ", no CUDA GPU"}` },
+  { model: "whisper-tiny.en", needs: (p) => `any machine; this one: ${p.cores()} CPU cores${p.gpu() ? "" : ", no CUDA GPU"}` },
 ];
 
 export function chooseAsrModel(env: Record<string, string | undefined> = process.env, probe: AsrModelProbe = defaultProbe(env)): AsrModelChoice {
