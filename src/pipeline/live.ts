@@ -22,7 +22,7 @@ import { renderClipFormats, type ClipFormat } from "./render/render.ts";
 import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
 import { isOutOfSpace } from "../storage/disk-space.ts";
 import { planTrailer, renderTrailer } from "./render/trailer.ts";
-import { transcribeFile } from "./transcribe/transcribe.ts";
+import { transcribeFile, TranscriptionError } from "./transcribe/transcribe.ts";
 import type { SpeakersOption } from "./transcribe/cast.ts";
 import { correctNearMisses } from "./transcribe/near-miss.ts";
 import { segmentsFromWords } from "./transcribe/segments.ts";
@@ -74,6 +74,8 @@ export function namedSegments(t: Transcript) {
 /** The job's error message for a failed transcription: what the operator can do, never the internals. */
 function transcriptionFailure(err: unknown): string {
   if (err instanceof ModelCorruptedError) return err.message;
+  // An English-only model asked for another language: the message says which model to pick.
+  if (err instanceof TranscriptionError) return err.message;
   if (err instanceof ModelNotAvailableError) return `speech model '${err.model}' is not installed or not verified; run \`clipyard models pull ${err.model}\``;
   if (err instanceof SpeechRuntimeMissingError) return "the speech runtime is not installed; run `clipyard runtime install`";
   return "transcription failed on an internal error; the appliance's log has the details under this job's id";
