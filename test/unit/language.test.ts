@@ -12,6 +12,7 @@ import { notesText } from "../../src/pipeline/language/notes-text.ts";
 import { stopWords } from "../../src/pipeline/language/rules.ts";
 import { joinElisions } from "../../src/pipeline/transcribe/elisions.ts";
 import { chooseAsrModel, type AsrModelProbe } from "../../src/pipeline/transcribe/asr-model.ts";
+import { transcribeFile, TranscriptionError } from "../../src/pipeline/transcribe/transcribe.ts";
 import { audiogramCard } from "../../src/pipeline/live.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
@@ -32,6 +33,12 @@ describe("the language option", () => {
     for (const bad of ["xx", "french", "FR", "fr-FR", "", 3]) expect(JobOptionsSchema.safeParse({ language: bad }).success).toBe(false);
     expect(isLanguageOption("nl")).toBe(true);
     expect(isLanguageOption("zz")).toBe(false);
+  });
+
+  test("an English-only model asked for another language refuses before decoding, naming the model to pick", async () => {
+    const err = await transcribeFile("/nonexistent.wav", { model: "whisper-tiny.en", language: "fr" }).catch((e) => e);
+    expect(err).toBeInstanceOf(TranscriptionError);
+    expect(err.message).toBe("model whisper-tiny.en only recognises English; pick a multilingual model (e.g. whisper-base) for 'fr'");
   });
 
   test("--language on process and watch goes through the API's schema", () => {
