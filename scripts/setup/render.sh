@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Rendering needs native ffmpeg/ffprobe (with libx264, libass, libfreetype), the DejaVu fonts the
-# caption and audiogram styles name, and espeak-ng to regenerate the sandbox fixtures.
+# caption and audiogram styles name, Noto Sans CJK for the Chinese, Japanese and Korean characters
+# DejaVu lacks (libass falls back to it through fontconfig; audiograms name it), and espeak-ng to
+# regenerate the sandbox fixtures and synthesise the French end-to-end recording.
 # Idempotent: installs only what is missing.
 set -euo pipefail
 
 need=()
-for pkg in ffmpeg espeak-ng fonts-dejavu-core fontconfig; do
+for pkg in ffmpeg espeak-ng fonts-dejavu-core fonts-noto-cjk fontconfig; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ((${#need[@]})); then
@@ -21,6 +23,7 @@ grep -q ' ass ' <<<"$filters" || { echo "render setup: ffmpeg lacks the libass '
 grep -q libx264 <<<"$encoders" || { echo "render setup: ffmpeg lacks libx264" >&2; exit 1; }
 fonts=$(fc-list)
 grep -q "DejaVu Sans" <<<"$fonts" || { echo "render setup: DejaVu Sans font not found by fontconfig" >&2; exit 1; }
+grep -q "Noto Sans CJK" <<<"$fonts" || { echo "render setup: Noto Sans CJK font not found by fontconfig" >&2; exit 1; }
 echo "render setup: ffmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3), espeak-ng, DejaVu fonts ok"
 
 # Face models for speaker-following crops (models/manifest.json "human-face"; fetched from the npm

@@ -13,7 +13,7 @@ import { cudaStatus, INSTALL_COMMAND } from "../inference/speech-runtime.ts";
 import { modelDir, resolveModel } from "../models/store.ts";
 import { loadWhisperCpp } from "../inference/whisper-cpp.ts";
 import { chooseAsrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
-import { DEFAULT_ASR_MODEL } from "../pipeline/transcribe/transcribe.ts";
+import { chooseAsrModel } from "../pipeline/transcribe/asr-model.ts";
 import { checkVadEngine } from "../pipeline/transcribe/vad-engine.ts";
 import { SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize-speakers.ts";
 import { PIPELINE_OPTIONAL_MODELS } from "../pipeline/pipeline-models.ts";
@@ -77,6 +77,7 @@ async function checks(): Promise<Check[]> {
   out.push(await vadCheck(speech.state === "ready"));
   out.push(await speakerCheck(speech.state === "ready"));
   out.push(recognitionCheck(speech.state !== "missing", speech.state === "ready"));
+  out.push(recognitionModelCheck(config.modelsDir));
 
   const gpu = await run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]);
   out.push(gpu.code === 0 ? { name: "gpu", status: "ok", detail: gpu.out } : { name: "gpu", status: "ok", detail: "none (CPU only)" });
@@ -213,7 +214,7 @@ function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Chec
   const name = "speech recognition";
   const cpp = loadWhisperCpp();
   const inProcess = cpp.ok ? { available: true } : { available: false, reason: cpp.reason };
-  const model = process.env.CLIPYARD_ASR_MODEL ?? DEFAULT_ASR_MODEL;
+  const model = chooseAsrModel().model;
   const { engine, reason } = chooseAsrEngine(model, process.env, { runtimeInstalled: () => runtimeInstalled, inProcess: () => cpp });
   if (engine === "whisper-cpp") {
     return cpp.ok
@@ -227,6 +228,17 @@ function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Chec
     detail: `CTranslate2 (faster-whisper) in the Python speech worker (${reason})${pythonReady ? "" : `; install it with \`${INSTALL_COMMAND}\``}; in-process whisper.cpp ${alternative}`,
     data: { engine: "ctranslate2-python-worker", reason, inProcess },
   };
+}
+
+/** The Whisper model jobs use (chooseAsrModel) and why; fails when it is not pulled and verified. */
+function recognitionModelCheck(modelsDir: string): Check {
+  const { model, reason } = chooseAsrModel();
+  try {
+    resolveModel(model, modelsDir);
+    return { name: "recognition model", status: "ok", detail: `${model}: ${reason}`, data: { model, reason } };
+  } catch (err) {
+    return { name: "recognition model", status: "fail", detail: `${model}: ${reason}; ${(err as Error).message}`, data: { model, reason } };
+  }
 }
 
 /** `clipyard doctor [--json]`: what this machine will run, and what is missing. */

@@ -4,7 +4,7 @@ import { JobOptionsSchema, type JobOptions } from "../jobs/schema.ts";
 import { parseVocabularyList } from "../pipeline/transcribe/vocabulary.ts";
 
 /** The job option flags `process` and `watch` share. */
-export const JOB_OPTION_FLAGS = "[--trailer] [--caption-style STYLE] [--clips N] [--min-seconds S] [--max-seconds S] [--speakers N|\"NAME, NAME\"] [--vocabulary 'Name, Term']";
+export const JOB_OPTION_FLAGS = "[--trailer] [--caption-style STYLE] [--clips N] [--min-seconds S] [--max-seconds S] [--speakers N|\"NAME, NAME\"] [--vocabulary 'Name, Term'] [--language CODE|auto]";
 
 /** Job options from the command line, checked by the API's own schema; a string says what is wrong. */
 export function jobOptionsFromArgs(opts: Record<string, string | true>): JobOptions | string {
@@ -17,6 +17,7 @@ export function jobOptionsFromArgs(opts: Record<string, string | true>): JobOpti
     ...(typeof opts.speakers === "string" ? { speakers: speakersArg(opts.speakers) } : {}),
     // Comma-separated, as a producer types it; the same limits as the API's option.
     ...(typeof opts.vocabulary === "string" ? { vocabulary: parseVocabularyList(opts.vocabulary) } : {}),
+    ...(typeof opts.language === "string" ? { language: opts.language } : {}),
   };
   const parsed = JobOptionsSchema.safeParse(raw);
   return parsed.success ? parsed.data : z.prettifyError(parsed.error);

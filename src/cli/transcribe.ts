@@ -3,6 +3,7 @@ import { speakersFromFlag } from "../pipeline/transcribe/cast.ts";
 import { formatTranscript } from "../pipeline/transcribe/segments.ts";
 import { parseVocabularyList } from "../pipeline/transcribe/vocabulary.ts";
 import { JobOptionsSchema } from "../jobs/schema.ts";
+import { isLanguageOption } from "../pipeline/language/languages.ts";
 
 const USAGE = `usage: clipyard transcribe FILE [--json] [--model NAME] [--language CODE|auto] [--speakers N|"NAME, NAME"] [--no-diarize] [--vocabulary "Name, Term"]
 `;
@@ -45,6 +46,10 @@ export default async function transcribe(argv: string[]): Promise<number> {
   }
   if (!file) {
     process.stderr.write(USAGE);
+    return 2;
+  }
+  if (opts.language !== undefined && !isLanguageOption(opts.language)) {
+    process.stderr.write(`clipyard: --language must be auto or a language code Whisper knows (ISO 639-1, e.g. en, fr, de); got '${opts.language}'\n`);
     return 2;
   }
   let shown = -1;

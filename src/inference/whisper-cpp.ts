@@ -20,7 +20,7 @@ interface Segment {
 }
 
 interface NativeContext {
-  transcribeData(pcm16: ArrayBuffer, options: Record<string, unknown>): { stop: () => Promise<void>; promise: Promise<{ segments: Segment[]; isAborted: boolean }> };
+  transcribeData(pcm16: ArrayBuffer, options: Record<string, unknown>): { stop: () => Promise<void>; promise: Promise<{ segments: Segment[]; isAborted: boolean; language?: string }> };
   release(): Promise<void>;
 }
 
@@ -82,6 +82,8 @@ export interface WhisperCppOptions {
   prompt?: string;
   /** 0..1 as the addon reports it. */
   onProgress?: (fraction: number) => void;
+  /** The language whisper.cpp detected (language "auto"), from its result or its log line. */
+  onLanguage?: (code: string) => void;
   signal?: AbortSignal;
 }
 
@@ -107,7 +109,11 @@ export async function recogniseWithWhisperCpp(modelPath: string, samples: Float3
   const { WhisperContext } = loaded.addon;
   // whisper.cpp's log goes to ours, errors above debug; only while recognising, because the
   // addon's log callback keeps the event loop alive for as long as it is installed.
-  WhisperContext.toggleNativeLog(true, (level, text) => (level === "error" ? log.warn : log.debug)("whisper.cpp", { text: text.trim() }));
+  WhisperContext.toggleNativeLog(true, (level, text) => {
+    const detected = /auto-detected language: ([a-z]{2,3})\b/.exec(text)?.[1];
+    if (detected) opts.onLanguage?.(detected);
+    (level === "error" ? log.warn : log.debug)("whisper.cpp", { text: text.trim() });
+  });
   const ctx = new WhisperContext({ filePath: modelPath, useGpu: false });
   try {
     const job = ctx.transcribeData(toPcm16(samples), addonOptions(opts));
@@ -116,6 +122,7 @@ export async function recogniseWithWhisperCpp(modelPath: string, samples: Float3
     try {
       const r = await job.promise;
       opts.signal?.throwIfAborted();
+      if (typeof r.language === "string" && /^[a-z]{2,3}$/.test(r.language)) opts.onLanguage?.(r.language);
       return wordsFromTokenSegments(r.segments);
     } finally {
       opts.signal?.removeEventListener("abort", stop);

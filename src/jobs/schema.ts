@@ -4,6 +4,7 @@ import { FORMATS, type ClipFormat } from "../pipeline/render/graph.ts";
 import { SpeakersOptionSchema } from "../pipeline/transcribe/cast.ts";
 import { SOURCE_TYPES } from "./source-url.ts";
 import { VocabularySchema } from "./vocabulary-schema.ts";
+import { LANGUAGE_OPTIONS } from "../pipeline/language/languages.ts";
 import { BoundedUrlSchema, MAX_URL_LENGTH } from "../net/url-bounds.ts";
 import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../pipeline/highlights/highlights.ts";
 
@@ -25,6 +26,10 @@ export const JobOptionsSchema = z
     max_clip_seconds: clip.max_clip_seconds.unwrap().optional().describe(`Extension: longest clip in seconds, 10-600 (default ${DEFAULT_MAX_CLIP_SECONDS}).`),
     speakers: SpeakersOptionSchema.optional(),
     vocabulary: VocabularySchema.optional(),
+    language: z
+      .enum(LANGUAGE_OPTIONS as [string, ...string[]], { message: "must be auto or a language code Whisper knows (ISO 639-1, e.g. en, fr, de)" })
+      .optional()
+      .describe("Extension: the episode's spoken language, an ISO 639-1 code Whisper knows (en, fr, de, es, …), or auto to detect it (default auto)."),
   })
   .strict()
   .refine(

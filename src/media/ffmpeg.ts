@@ -262,3 +262,17 @@ export function fontFile(name: "DejaVuSans.ttf" | "DejaVuSans-Bold.ttf"): string
   throw new Error(`font ${name} not found in ${FONT_DIRS.join(", ")} (install fonts-dejavu-core)`);
 }
 
+/** Noto Sans CJK (Debian's fonts-noto-cjk): the Han, kana and Hangul that DejaVu does not draw. */
+export const CJK_BOLD_FONTS = ["/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", "/usr/share/fonts/noto-cjk/NotoSansCJK-Bold.ttc"];
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * The bold font a drawn text (an audiogram's title or speaker name) needs: DejaVu, or Noto Sans CJK
+ * when the text has characters DejaVu lacks and the font is installed. drawtext has no fallback of its
+ * own (captions do: libass asks fontconfig for missing glyphs), so a wrong pick would draw boxes.
+ */
+export function boldFontFor(text: string): string {
+  if (CJK.test(text)) for (const f of CJK_BOLD_FONTS) if (existsSync(f)) return f;
+  return fontFile("DejaVuSans-Bold.ttf");
+}
+

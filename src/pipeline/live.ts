@@ -22,11 +22,12 @@ import { renderClipFormats, type ClipFormat } from "./render/render.ts";
 import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
 import { isOutOfSpace } from "../storage/disk-space.ts";
 import { planTrailer, renderTrailer } from "./render/trailer.ts";
-import { transcribeFile } from "./transcribe/transcribe.ts";
+import { transcribeFile, TranscriptionError } from "./transcribe/transcribe.ts";
 import type { SpeakersOption } from "./transcribe/cast.ts";
 import { correctNearMisses } from "./transcribe/near-miss.ts";
 import { segmentsFromWords } from "./transcribe/segments.ts";
 import { mergeVocabulary } from "./transcribe/vocabulary.ts";
+import { notesText } from "./language/notes-text.ts";
 import type { ClipPlan, MediaInfo, Transcript } from "./types.ts";
 
 const FORMATS_RENDERED: ClipFormat[] = ["linkedin", "x"];
@@ -41,6 +42,8 @@ export interface LiveOptions {
   max_clip_seconds?: number;
   speakers?: SpeakersOption;
   vocabulary?: string[];
+  /** ISO 639-1 code, or "auto" (default) to detect it. */
+  language?: string;
 }
 
 /** Everything a live job produces, stage by stage; JSON so each stage's result survives a restart. */
@@ -71,6 +74,8 @@ export function namedSegments(t: Transcript) {
 /** The job's error message for a failed transcription: what the operator can do, never the internals. */
 function transcriptionFailure(err: unknown): string {
   if (err instanceof ModelCorruptedError) return err.message;
+  // An English-only model asked for another language: the message says which model to pick.
+  if (err instanceof TranscriptionError) return err.message;
   if (err instanceof ModelNotAvailableError) return `speech model '${err.model}' is not installed or not verified; run \`clipyard models pull ${err.model}\``;
   if (err instanceof SpeechRuntimeMissingError) return "the speech runtime is not installed; run `clipyard runtime install`";
   return "transcription failed on an internal error; the appliance's log has the details under this job's id";
@@ -112,7 +117,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
       weight: 6,
       run: async (ctx) => {
         try {
-          ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { speakers: options(job).speakers, vocabulary: vocabulary(job), onProgress: ctx.report, signal: ctx.signal, maxSeconds: config.maxMediaSeconds });
+          ctx.state.transcript = await transcribeFile(ctx.state.source!.path, { speakers: options(job).speakers, vocabulary: vocabulary(job), language: options(job).language, onProgress: ctx.report, signal: ctx.signal, maxSeconds: config.maxMediaSeconds });
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           if (err instanceof DecodedTooLongError) throw new PipelineError("media_fetch_failed", decodedTooLongMessage(err.limitSeconds, config.maxMediaSeconds), { cause: err });
@@ -293,10 +298,12 @@ export function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: stri
   return extname(named) ? named : `source${extname(acquiredPath)}`;
 }
 
+/** The audiogram's title and speaker names, in the episode's language ("Intervenant 2", not "Speaker 2"). */
 export function audiogramCard(notes: string, t: Transcript) {
-  const title = notesTitle(notes) ?? "Episode";
+  const text = notesText(t.language);
+  const title = notesTitle(notes) ?? text.episode;
   const turns = t.speakerTurns ?? t.segments;
-  return { title, speakers: turns.map((s) => ({ start: s.start, end: s.end, name: t.speakerNames?.[s.speaker] ?? s.speaker })) };
+  return { title, speakers: turns.map((s) => ({ start: s.start, end: s.end, name: t.speakerNames?.[s.speaker] ?? text.speaker(s.speaker) })) };
 }
 
 /** The job's stored output: clips re-ranked over those that rendered, in rank order. */
@@ -322,6 +329,7 @@ export function buildOutput(state: LiveState, job: JobRow): StoredOutput {
   }));
   return {
     title: notesTitle(state.plan?.showNotes ?? ""),
+    ...(state.transcript?.language ? { language: state.transcript.language } : {}),
     clips,
     trailer: state.trailer ?? null,
     show_notes: state.plan!.showNotes,

@@ -70,6 +70,8 @@ export interface StoredOutput {
   warnings?: string[];
   /** Title used by the share page. */
   title?: string;
+  /** The transcript's language (ISO 639-1): the share page's fixed text is written in it. */
+  language?: string;
   /** What ran: engines and models, for the record (not part of the API's output). */
   engine?: Record<string, string>;
 }

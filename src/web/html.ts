@@ -25,9 +25,9 @@ export function htmlSecurityHeaders(extraCsp: string): Record<string, string> {
   };
 }
 
-export function page(title: string, body: string, extraHead = ""): string {
+export function page(title: string, body: string, extraHead = "", lang = "en"): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="${esc(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${esc(title)}</title>
 <style>
 :root{color-scheme:light dark;--fg:#1b1b1f;--muted:#5d5d6b;--bg:#f6f6f8;--card:#fff;--accent:#5b3df5}

@@ -10,6 +10,7 @@ import { shareTokenHash } from "../jobs/share.ts";
 import { getJobByShareHash } from "../jobs/store.ts";
 import { fixturePath } from "../sandbox/fixtures.ts";
 import { esc, fmtTime, htmlSecurityHeaders, page } from "./html.ts";
+import { shareText, type ShareText } from "./share-text.ts";
 import { serveBlob, serveFile } from "./files.ts";
 import { jobOutputKey, PRESIGN_SECONDS } from "../storage/index.ts";
 
@@ -38,7 +39,8 @@ export function sharePage(ctx: AppContext, token: string): Response {
   const found = findShared(ctx, token);
   if (!found) return notFound();
   const { output } = found;
-  const title = output.title ?? "Episode clips";
+  const text = shareText(output.language);
+  const title = output.title ?? text.untitled;
   const src = (ref: string) => `/share/${token}/files/${parseFileRef(ref)!.name}`;
   const clips = output.clips
     .map((c) => {
@@ -50,18 +52,18 @@ export function sharePage(ctx: AppContext, token: string): Response {
   <video controls preload="metadata" playsinline src="${esc(vertical ?? wide ?? "")}#t=0.5"></video>
   <p><strong>${esc(c.hook)}</strong></p>
   <blockquote>${esc(c.pull_quote)}</blockquote>
-  ${vertical ? `<a class="btn" download href="${esc(vertical)}">Download 9:16</a>` : ""}${wide ? `<a class="btn" download href="${esc(wide)}">Download 16:9</a>` : ""}
-  ${c.captions ? `<p class="muted">Captions: <a download href="${esc(src(c.captions.srt))}">SRT</a> · <a download href="${esc(src(c.captions.vtt))}">VTT</a></p>` : ""}
-  ${reviewForm(token, c)}
+  ${vertical ? `<a class="btn" download href="${esc(vertical)}">${esc(text.download("9:16"))}</a>` : ""}${wide ? `<a class="btn" download href="${esc(wide)}">${esc(text.download("16:9"))}</a>` : ""}
+  ${c.captions ? `<p class="muted">${esc(text.captions)}: <a download href="${esc(src(c.captions.srt))}">SRT</a> · <a download href="${esc(src(c.captions.vtt))}">VTT</a></p>` : ""}
+  ${reviewForm(token, c, text)}
 </article>`;
     })
     .join("\n");
   const trailer = output.trailer
-    ? `<section class="card" style="margin-bottom:20px"><h2>Trailer</h2><video controls preload="metadata" playsinline src="${esc(src(output.trailer.file))}" style="max-width:360px"></video><br><a class="btn" download href="${esc(src(output.trailer.file))}">Download trailer</a></section>`
+    ? `<section class="card" style="margin-bottom:20px"><h2>${esc(text.trailer)}</h2><video controls preload="metadata" playsinline src="${esc(src(output.trailer.file))}" style="max-width:360px"></video><br><a class="btn" download href="${esc(src(output.trailer.file))}">${esc(text.downloadTrailer)}</a></section>`
     : "";
-  const body = `<header><p class="muted">Shared with you</p><h1>${esc(title)}</h1><p class="muted">${output.clips.length} clips ready to post. Play them here or download them.</p></header>
-${trailer}<section class="grid">${clips}</section>${exportsSection(output, src)}`;
-  return new Response(page(title, body, REVIEW_STYLE), { headers: SHARE_HEADERS });
+  const body = `<header><p class="muted">${esc(text.sharedWithYou)}</p><h1>${esc(title)}</h1><p class="muted">${esc(text.ready(output.clips.length))}</p></header>
+${trailer}<section class="grid">${clips}</section>${exportsSection(output, src, text)}`;
+  return new Response(page(title, body, REVIEW_STYLE, text.lang), { headers: SHARE_HEADERS });
 }
 
 const REVIEW_STYLE = `<style>
@@ -73,13 +75,13 @@ button.btn.plain{background:transparent;color:var(--accent);border:1px solid var
 const DECISIONS = { approve: "approved", reject: "rejected" } as const;
 
 /** The guest's approve/reject buttons: a plain same-origin form, so the page needs no script. */
-function reviewForm(token: string, c: StoredClip): string {
+function reviewForm(token: string, c: StoredClip, text: ShareText): string {
   const state = c.review
-    ? `<p class="review ${c.review.decision}" role="status"><strong>${c.review.decision === "approved" ? "✓ Approved" : "✗ Rejected"}</strong> <span class="muted">${esc(isoUtc(c.review.reviewed_at).replace("T", " ").slice(0, 16))} UTC</span></p>`
-    : `<p class="muted">Not reviewed yet.</p>`;
+    ? `<p class="review ${c.review.decision}" role="status"><strong>${c.review.decision === "approved" ? `✓ ${esc(text.approved)}` : `✗ ${esc(text.rejected)}`}</strong> <span class="muted">${esc(isoUtc(c.review.reviewed_at).replace("T", " ").slice(0, 16))} UTC</span></p>`
+    : `<p class="muted">${esc(text.notReviewed)}</p>`;
   return `<form method="post" action="/share/${esc(token)}/clips/${c.rank}/review" class="review-form">${state}
-    <button class="btn" type="submit" name="decision" value="approve" aria-label="Approve clip ${c.rank}">Approve</button>
-    <button class="btn plain" type="submit" name="decision" value="reject" aria-label="Reject clip ${c.rank}">Reject</button></form>`;
+    <button class="btn" type="submit" name="decision" value="approve" aria-label="Approve clip ${c.rank}">${esc(text.approve)}</button>
+    <button class="btn plain" type="submit" name="decision" value="reject" aria-label="Reject clip ${c.rank}">${esc(text.reject)}</button></form>`;
 }
 
 /**
@@ -124,11 +126,11 @@ const EXPORT_LABELS: Array<[keyof NonNullable<StoredOutput["exports"]>, string]>
   ["timeline_xmeml", "Timeline (Premiere / Final Cut 7 XML)"],
 ];
 
-function exportsSection(output: StoredOutput, src: (ref: string) => string): string {
+function exportsSection(output: StoredOutput, src: (ref: string) => string, text: ShareText): string {
   const files = output.exports;
   if (!files) return "";
   const links = EXPORT_LABELS.filter(([key]) => files[key]).map(([key, label]) => `<a class="btn" download href="${esc(src(files[key]!))}">${esc(label)}</a>`).join("");
-  return `<section class="card" data-exports style="margin-top:20px"><h2>For your editor</h2><p class="muted">The transcript, chapters for your podcast feed, and a timeline with the clips as ranges of the episode.</p>${links}</section>`;
+  return `<section class="card" data-exports style="margin-top:20px"><h2>${esc(text.forEditor)}</h2><p class="muted">${esc(text.forEditorNote)}</p>${links}</section>`;
 }
 
 /**

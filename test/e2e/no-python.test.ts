@@ -43,7 +43,8 @@ beforeAll(() => {
   PATH = pathWithoutPython();
 }, 120_000);
 
-const env = () => ({ PATH, HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error" });
+// The English tiny model, linked above (the default, whisper-base, would need its own ggml conversion here).
+const env = () => ({ PATH, HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error", CLIPYARD_ASR_MODEL: "whisper-tiny.en" });
 
 function clipyard(args: string[]) {
   const p = Bun.spawnSync([join(dir, "clipyard"), ...args], { cwd: dir, env: env() });

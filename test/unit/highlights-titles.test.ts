@@ -36,7 +36,7 @@ describe("title case and phrases", () => {
 
   test("topics weigh by their centrality to the episode: the more central of two equally repeated phrases wins", () => {
     const texts = ["We keep bees on the roof.", "The bus stop is below the roof.", "The bees make honey.", "The bus was late."];
-    const nlps = texts.map(analyzeSentence);
+    const nlps = texts.map((t) => analyzeSentence(t));
     const central = new Map([["bees", 0.6], ["bus", 0.2]]);
     const ranked = rankTitlePhrases(texts, nlps, { weight: topicWeight(central) }).map((p) => p.text);
     expect(ranked.indexOf("bees")).toBeLessThan(ranked.indexOf("bus"));

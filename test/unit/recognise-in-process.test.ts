@@ -37,8 +37,9 @@ test("engine setting and the converted model are explicit", () => {
   expect(asrEngine({ CLIPYARD_ASR_ENGINE: "whisper-cpp" })).toBe("whisper-cpp");
   expect(() => asrEngine({ CLIPYARD_ASR_ENGINE: "vosk" })).toThrow("CLIPYARD_ASR_ENGINE must be auto, ctranslate2 or whisper-cpp");
   expect(ggmlModelFor("whisper-tiny.en")).toBe("whisper-tiny.en-ggml-q8_0");
-  expect(inProcessModelFor("whisper-base")).toBeUndefined();
-  expect(() => ggmlModelFor("whisper-base")).toThrow("whisper.cpp has no converted model for 'whisper-base'");
+  expect(ggmlModelFor("whisper-base")).toBe("whisper-base-ggml-q8_0");
+  expect(inProcessModelFor("whisper-small")).toBeUndefined();
+  expect(() => ggmlModelFor("whisper-small")).toThrow("whisper.cpp has no converted model for 'whisper-small'");
 });
 
 describe("auto: CTranslate2 when the speech runtime is installed, else whisper.cpp in-process", () => {
@@ -50,7 +51,7 @@ describe("auto: CTranslate2 when the speech runtime is installed, else whisper.c
     expect(chooseAsrEngine("whisper-tiny.en", {}, probe(false, true)).engine).toBe("whisper-cpp");
   });
   test("no runtime and nothing in-process for the model or the machine: CTranslate2, whose error says how to install it", () => {
-    expect(chooseAsrEngine("whisper-base", {}, probe(false, true))).toEqual({ engine: "ctranslate2", reason: "no speech runtime, and whisper.cpp has no converted whisper-base" });
+    expect(chooseAsrEngine("whisper-small", {}, probe(false, true))).toEqual({ engine: "ctranslate2", reason: "no speech runtime, and whisper.cpp has no converted whisper-small" });
     expect(chooseAsrEngine("whisper-tiny.en", {}, probe(false, false)).reason).toBe("no speech runtime, and whisper.cpp does not load: addon missing");
   });
   test("an explicit setting wins either way", () => {

@@ -9,13 +9,15 @@ import { splitSentences, type Sentence } from "./sentences.ts";
 import { centrality, lexicalVectors, segmentTopics, type Chapter, type Vector } from "./topics.ts";
 import type { Transcript } from "../types.ts";
 
-/** Sentence embeddings computed by an Embedder, aligned with splitSentences(transcript.words). */
+/** Sentence embeddings computed by an Embedder, aligned with splitSentences(transcript.words, transcript.language). */
 export interface SentenceEmbeddings {
   model: string;
   vectors: Vector[];
 }
 
 export interface EpisodeAnalysis {
+  /** The transcript's language, which chose the text rules (language/rules.ts). */
+  language: string;
   sentences: Sentence[];
   nlp: SentenceNlp[];
   features: SentenceFeatures[];
@@ -28,8 +30,8 @@ export interface EpisodeAnalysis {
 }
 
 export function analyzeTranscript(transcript: Transcript, embeddings?: SentenceEmbeddings): EpisodeAnalysis {
-  const sentences = splitSentences(transcript.words);
-  const nlp = analyzeSentences(sentences.map((s) => s.text));
+  const sentences = splitSentences(transcript.words, transcript.language);
+  const nlp = analyzeSentences(sentences.map((s) => s.text), transcript.language);
   const features = sentences.map((s, i) => sentenceFeatures(s.text, nlp[i]!));
   const interest = features.map(sentenceInterest);
   let vectors: Vector[];
@@ -45,6 +47,7 @@ export function analyzeTranscript(transcript: Transcript, embeddings?: SentenceE
     vectorSource = "lexical-tfidf";
   }
   return {
+    language: transcript.language,
     sentences,
     nlp,
     features,
@@ -52,6 +55,6 @@ export function analyzeTranscript(transcript: Transcript, embeddings?: SentenceE
     vectors,
     vectorSource,
     centrality: centrality(vectors),
-    chapters: segmentTopics(sentences, vectors, nlp, { speakerNames: transcript.speakerNames }),
+    chapters: segmentTopics(sentences, vectors, nlp, { speakerNames: transcript.speakerNames, language: transcript.language }),
   };
 }

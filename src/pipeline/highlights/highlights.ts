@@ -45,7 +45,7 @@ export interface SelectClipsOptions {
   /** Largest allowed overlap between two clips, as a fraction of the shorter one (default 0.1). */
   maxOverlap?: number;
   audio?: AudioFeatures;
-  /** Sentence embeddings aligned with splitSentences(transcript.words); TF-IDF is used without them. */
+  /** Sentence embeddings aligned with splitSentences(transcript.words, transcript.language); TF-IDF is used without them. */
   embeddings?: SentenceEmbeddings;
   /** A precomputed analysis of the same transcript (saves a second pass when notes are built too). */
   analysis?: EpisodeAnalysis;

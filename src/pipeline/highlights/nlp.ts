@@ -1,10 +1,12 @@
 /**
  * The one adapter over wink-nlp (English lite model, bundled on npm, runs in-process in a few ms per
- * page of text). Everything downstream works on the plain `SentenceNlp` records it returns, so the
+ * page of text) and, for every other language, the locale's word boundaries and stop words
+ * (language/rules.ts). Everything downstream works on the plain `SentenceNlp` records it returns, so the
  * ranking and show-notes logic can be tested without caring how tokens were tagged.
  */
 import winkNLP from "wink-nlp";
 import model from "wink-eng-lite-web-model";
+import { baseLanguage, isEnglish, linkWords, stopWords, wordPieces } from "../language/rules.ts";
 
 export interface NlpToken {
   text: string;
@@ -15,6 +17,8 @@ export interface NlpToken {
   /** wink's token type: word, number, punctuation, url, email, hashtag, mention, emoji, ... */
   type: string;
   stop: boolean;
+  /** A preposition that may join two noun groups in a title (languages other than English). */
+  link?: boolean;
 }
 
 export interface NlpEntity {
@@ -38,8 +42,46 @@ function instance(): Wink {
   return nlp;
 }
 
+/** Languages that write an elided article or preposition against the next word ("l'actualité", "dell'anno"). */
+const ELIDING = new Set(["fr", "it", "ca", "oc"]);
+const ELIDED = /^(\p{L}{1,5}['’])(\p{L}.*)$/u;
+
+/**
+ * A sentence in a language wink does not model: the locale's words, numbers as NUM, stop words as
+ * function words, a capital inside the sentence as a proper noun, any other word as a noun (so noun
+ * groups are runs of content words). No sentiment or entities: wink's are English-only.
+ */
+function analyzeOtherLanguage(text: string, language: string): SentenceNlp {
+  const stops = stopWords(language);
+  const links = linkWords(language);
+  const tokens: NlpToken[] = [];
+  let first = true;
+  const push = (piece: string, wordLike: boolean) => {
+    const norm = piece.toLowerCase();
+    if (!wordLike) {
+      tokens.push({ text: piece, norm, pos: "PUNCT", type: "punctuation", stop: false });
+      return;
+    }
+    const number = /^\p{N}/u.test(piece);
+    const stop = stops.has(norm) || stops.has(norm.replace(/['’]$/, ""));
+    const capital = /^\p{Lu}/u.test(piece);
+    const pos = number ? "NUM" : stop ? "X" : capital && !first ? "PROPN" : "NOUN";
+    tokens.push({ text: piece, norm, pos, type: number ? "number" : "word", stop, ...(links.has(norm) ? { link: true } : {}) });
+    first = false;
+  };
+  for (const p of wordPieces(text, language)) {
+    const elided = p.wordLike && ELIDING.has(baseLanguage(language)) ? ELIDED.exec(p.text) : null;
+    if (elided) {
+      push(elided[1]!, true);
+      push(elided[2]!, true);
+    } else push(p.text, p.wordLike);
+  }
+  return { tokens, sentiment: 0, entities: [] };
+}
+
 /** Tags one sentence. Multiple wink "sentences" inside it (e.g. "Hello? Hello?") are merged. */
-export function analyzeSentence(text: string): SentenceNlp {
+export function analyzeSentence(text: string, language?: string): SentenceNlp {
+  if (!isEnglish(language)) return analyzeOtherLanguage(text, language!);
   const w = instance();
   const its = w.its;
   const doc = w.readDoc(text);
@@ -60,6 +102,6 @@ export function analyzeSentence(text: string): SentenceNlp {
   return { tokens, sentiment: Number(doc.out(its.sentiment)) || 0, entities };
 }
 
-export function analyzeSentences(texts: string[]): SentenceNlp[] {
-  return texts.map(analyzeSentence);
+export function analyzeSentences(texts: string[], language?: string): SentenceNlp[] {
+  return texts.map((t) => analyzeSentence(t, language));
 }

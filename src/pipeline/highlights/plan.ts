@@ -70,7 +70,7 @@ export async function planHighlights(transcript: Transcript, opts: PlanOptions):
   const t0 = performance.now();
   let embeddings: { model: string; vectors: Float32Array[] } | undefined;
   if (opts.embedder) {
-    const texts = splitSentences(transcript.words).map((s) => s.text);
+    const texts = splitSentences(transcript.words, transcript.language).map((s) => s.text);
     embeddings = { model: opts.embedder.model, vectors: await opts.embedder.embed(texts) };
   } else {
     const why = opts.embedderUnavailableReason ?? "no embedder configured";

@@ -8,7 +8,9 @@ import { standaloneUnits } from "./copy-units.ts";
 import { textSentences } from "./editorial-check.ts";
 import type { EpisodeAnalysis } from "./analysis.ts";
 import type { Candidate } from "./rank.ts";
-import { GENERIC_WORDS, nonTopicTerms, rankTitlePhrases, showName, stemTerm, termCounts, titleCase } from "./titles.ts";
+import { GENERIC_WORDS, nonTopicTerms, rankTitlePhrases, showName, stemTerm, termCounts, titleFor } from "./titles.ts";
+import { isEnglish } from "../language/rules.ts";
+import { notesText } from "../language/notes-text.ts";
 import { formatTimestamp } from "./shownotes.ts";
 import type { Transcript } from "../types.ts";
 
@@ -63,7 +65,7 @@ function headline(a: EpisodeAnalysis, c: Candidate, avoid: Set<string>, counts: 
         .filter((term) => !avoid.has(term) && (counts.get(term) ?? 0) >= 2),
     ).size;
     if (topical === 0) continue;
-    const text = titleCase(said.replace(/[.…]+$/, ""));
+    const text = titleFor(said.replace(/[.…]+$/, ""), a.language);
     const score = a.interest[i]! + 0.1 * Math.min(topical, 3);
     if (free(text) && (!best || score > best.score)) best = { text, score };
   }
@@ -73,6 +75,7 @@ function headline(a: EpisodeAnalysis, c: Candidate, avoid: Set<string>, counts: 
 /** `taken`: titles of the job's other clips, so two clips are never posted under one title. */
 function clipTitle(a: EpisodeAnalysis, c: Candidate, hook: string, avoid: Set<string>, counts: Map<string, number>, taken: Set<string>): string {
   const free = (x: string) => x.length <= CLIP_TITLE_MAX_CHARS && !taken.has(x.toLowerCase());
+  const titleCase = (x: string) => titleFor(x, a.language);
   // A clip that opens on a short question is titled by it: it is what the clip answers.
   const sentences = textSentences(hook);
   if (sentences.length === 1 && hook.endsWith("?") && free(titleCase(hook))) return titleCase(hook);
@@ -83,7 +86,9 @@ function clipTitle(a: EpisodeAnalysis, c: Candidate, hook: string, avoid: Set<st
     .map((p) => titleCase(p.text))
     .find(free);
   if (fits) return fits;
-  return free(sentences[0]!) ? sentences[0]! : titleCase(`${c.category.replace("_", " ")} at ${formatTimestamp(c.start)}`);
+  if (free(sentences[0]!)) return sentences[0]!;
+  // The ranker's category names the clip in English only; another language gets its word for "episode".
+  return isEnglish(a.language) ? titleCase(`${c.category.replace("_", " ")} at ${formatTimestamp(c.start)}`) : `${notesText(a.language).episode} ${formatTimestamp(c.start)}`;
 }
 
 /** The clip's pull quote (a finished unit of one or two sentences), credited when the speaker is named. */
@@ -129,7 +134,7 @@ function hashtags(a: EpisodeAnalysis, c: Candidate, show: string | null, avoid: 
     }
   }
   // The ranker's category ("#Insight", "#HotTake") reads as a machine's label: only when nothing said fills the set.
-  if (out.length < MIN_HASHTAGS) add(hashtag(c.category.replace("_", " ")));
+  if (out.length < MIN_HASHTAGS && isEnglish(a.language)) add(hashtag(c.category.replace("_", " ")));
   if (out.length < MIN_HASHTAGS) add("#Podcast");
   if (out.length < MIN_HASHTAGS) add("#Clip");
   return out;

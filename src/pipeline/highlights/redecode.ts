@@ -27,7 +27,7 @@ export const BIGGER_MODEL = "whisper-base";
  */
 export function weakWindows(t: Transcript, minSeconds = WEAK_WINDOW_SECONDS): Region[] {
   const out: Region[] = [];
-  const sentences = splitSentences(t.words);
+  const sentences = splitSentences(t.words, t.language);
   let from = 0;
   sentences.forEach((s, i) => {
     const next = sentences[i + 1];
@@ -39,7 +39,7 @@ export function weakWindows(t: Transcript, minSeconds = WEAK_WINDOW_SECONDS): Re
   return out;
 }
 
-const evidencedEnds = (words: Word[]) => splitSentences(words).filter((s) => s.complete).length;
+const evidencedEnds = (words: Word[], language?: string) => splitSentences(words, language).filter((s) => s.complete).length;
 
 export interface RedecodeResult {
   transcript: Transcript;
@@ -91,7 +91,7 @@ export async function redecodeWindows(t: Transcript, wav: string, windows: Regio
       continue;
     }
     const candidate = [...words.slice(0, first), ...fresh, ...words.slice(first + old.length)];
-    if (evidencedEnds(candidate) > evidencedEnds(words)) {
+    if (evidencedEnds(candidate, t.language) > evidencedEnds(words, t.language)) {
       words = candidate;
       replaced.push([a, b]);
     } else kept.push([a, b]);
@@ -114,7 +114,8 @@ export interface StrengthenResult {
  */
 export async function strengthenPunctuation(t: Transcript, wav: string, signal?: AbortSignal): Promise<StrengthenResult> {
   const windows = weakWindows(t);
-  if (windows.length === 0 || t.engine?.includes(BIGGER_MODEL)) return { transcript: t };
+  // Only a tiny model's transcript has a bigger model to ask; base and the larger ones are it or beyond it.
+  if (windows.length === 0 || (t.engine !== undefined && !t.engine.includes("tiny"))) return { transcript: t };
   const seconds = Math.round(windows.reduce((n, [a, b]) => n + b - a, 0));
   try {
     const r = await redecodeWindows(t, wav, windows, BIGGER_MODEL, signal);

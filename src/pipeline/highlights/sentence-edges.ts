@@ -18,9 +18,10 @@ import type { Word } from "../types.ts";
 /** Shortest silence after a full stop that counts as the speaker stopping (whisper's timestamps are 20 ms steps). */
 export const MIN_SENTENCE_PAUSE = 0.1;
 
-const TERMINAL = /[.?!…]["'”’)\]}]*$/;
-/** Recogniser tokens that are punctuation only ("," or "." emitted on their own). */
-export const PURE_PUNCT = /^[.,!?;:…"'”’)\]}%-]+$/;
+// Full-width stops and marks end Chinese and Japanese sentences.
+const TERMINAL = /[.?!…。！？]["'”’)\]}」』]*$/;
+/** Recogniser tokens that are punctuation only ("," or "." emitted on their own, or their full-width forms). */
+export const PURE_PUNCT = /^[.,!?;:…"'”’)\]}%\-。、！？：；」』]+$/;
 
 const ABBREVIATIONS = new Set([
   "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "inc", "ltd", "co", "corp", "jan", "feb", "mar", "apr",

@@ -16,6 +16,7 @@
  * a hook or a quote, and only the sentence after one may start them.
  */
 import { isAbbreviation, isAnnotation, isSentenceEnd, OPEN_END_WORDS, PURE_PUNCT } from "./sentence-edges.ts";
+import { isEnglish, isLocalAbbreviation, joinsWithoutSpace, sentenceBreakBetween } from "../language/rules.ts";
 import type { Word } from "../types.ts";
 
 export type SentenceBoundary = "punctuation" | "speaker_change" | "pause" | "end";
@@ -51,13 +52,16 @@ export function attachesToPrevious(token: string, before: string): boolean {
   return PURE_PUNCT.test(t) || ATTACHING.test(t) || (HYPHEN_PIECE.test(t) && /[\p{L}\p{N}]$/u.test(before)) || (DIGIT_GROUP.test(t) && /\d$/.test(before));
 }
 
-/** Joins recogniser tokens into readable text: no space before punctuation, clitics or sub-word pieces. */
+/**
+ * Joins recogniser tokens into readable text: no space before punctuation, clitics or sub-word pieces,
+ * nor between two tokens of a script written without spaces (Chinese, Japanese, Thai).
+ */
 export function joinWords(tokens: string[]): string {
   let out = "";
   for (const raw of tokens) {
     const t = raw.trim();
     if (!t) continue;
-    if (out && !attachesToPrevious(t, out)) out += " ";
+    if (out && !attachesToPrevious(t, out) && !joinsWithoutSpace(out, t)) out += " ";
     out += t;
   }
   return out;
@@ -67,15 +71,27 @@ function stripClosers(t: string): string {
   return t.replace(/["'”’)\]}]+$/, "");
 }
 
-/** Whether `token` ends a sentence, given the word after it (undefined at the end of the transcript). */
-export function endsSentence(token: string, next: string | undefined): boolean {
+/** Full-width terminal punctuation (Chinese, Japanese) ends a sentence with no space or capital after it. */
+const WIDE_TERMINAL = /[。！？]$/;
+
+/**
+ * Whether `token` ends a sentence, given the word after it (undefined at the end of the transcript).
+ * English by this module's rules; another language by ICU's sentence boundaries for its locale
+ * (Intl.Segmenter) and its own abbreviations.
+ */
+export function endsSentence(token: string, next: string | undefined, language?: string): boolean {
   const t = stripClosers(token.trim());
-  if (/[?!]$/.test(t)) return true;
+  if (/[?!]$/.test(t) || WIDE_TERMINAL.test(t)) return true;
+  if (!isEnglish(language)) {
+    if (!/(?:\.|…|—)$/.test(t) || isLocalAbbreviation(token, language)) return false;
+    if (next === undefined) return true;
+    return sentenceBreakBetween(token, next, language);
+  }
   // A dash ends a sentence cut off ("would you—") when a new one starts after it.
   if (!/(?:\.|…|—)$/.test(t) || isAbbreviation(token)) return false;
   if (next === undefined) return true;
   const n = next.trim().replace(/^["'“‘(]+/, "");
-  return !/^[a-z]/.test(n);
+  return !/^\p{Ll}/u.test(n);
 }
 
 interface Run {
@@ -119,7 +135,8 @@ function splitLongRun(run: Run, words: Word[]): Run[] {
   return [...splitLongRun(left, words), ...splitLongRun(right, words)];
 }
 
-export function splitSentences(words: Word[]): Sentence[] {
+/** `language`: the transcript's (ISO 639-1); English rules when absent. */
+export function splitSentences(words: Word[], language?: string): Sentence[] {
   const runs: Run[] = [];
   let current: number[] = [];
   const spoken: number[] = [];
@@ -136,7 +153,7 @@ export function splitSentences(words: Word[]): Sentence[] {
     let boundary: SentenceBoundary | null = null;
     if (!next) boundary = "end";
     else if (next.speaker !== w.speaker) boundary = "speaker_change";
-    else if (endsSentence(w.word, next.word)) boundary = "punctuation";
+    else if (endsSentence(w.word, next.word, language)) boundary = "punctuation";
     if (boundary) {
       runs.push({ idx: current, boundary });
       current = [];

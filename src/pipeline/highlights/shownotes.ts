@@ -7,8 +7,9 @@ import { analyzeTranscript, type EpisodeAnalysis } from "./analysis.ts";
 import { standaloneUnits, type CopyUnit } from "./copy-units.ts";
 import type { NlpToken } from "./nlp.ts";
 import { plainText } from "./plain-text.ts";
-import { nonTopicTerms, rankTitlePhrases, showName, titleCase, type TitlePhrase } from "./titles.ts";
+import { nonTopicTerms, rankTitlePhrases, showName, titleFor, type TitlePhrase } from "./titles.ts";
 import type { ClipPlan, Transcript } from "../types.ts";
+import { notesText, type NotesText } from "../language/notes-text.ts";
 
 export interface ShowNotesOptions {
   title?: string;
@@ -48,12 +49,6 @@ export function formatTimestamp(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${String(m).padStart(2, "0")}:${ss}`;
 }
 
-const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-function listJoin(items: string[]): string {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
-}
 
 /**
  * A phrase's weight from its centrality: squared, so that what the episode is about outranks what it
@@ -92,8 +87,8 @@ export function episodeTopics(t: Transcript, a: EpisodeAnalysis, n: number, cent
   return out;
 }
 
-function speakerName(t: Transcript, label: string): string {
-  return t.speakerNames?.[label] ?? label;
+function speakerName(t: Transcript, label: string, text: NotesText = notesText(t.language)): string {
+  return t.speakerNames?.[label] ?? text.speaker(label);
 }
 
 interface SpeakerStat {
@@ -152,14 +147,10 @@ function takeaways(a: EpisodeAnalysis, max: number): CopyUnit[] {
 }
 
 /** Who speaks, by name where a name is known, never by diarization label ("Speaker 2"). */
-function whoSpeaks(t: Transcript): { who: string; many: boolean } {
+function whoSpeaks(t: Transcript): { named: string[]; others: number; total: number } {
   const stats = speakerStats(t);
   const named = stats.map((s) => t.speakerNames?.[s.label]).filter((x): x is string => !!x);
-  const unnamed = stats.length - named.length;
-  if (named.length === 0) return { who: stats.length === 1 ? "one speaker" : `${stats.length} speakers`, many: stats.length > 1 };
-  if (named.length > 3) return { who: `${stats.length} speakers`, many: true };
-  const others = unnamed === 0 ? [] : [unnamed === 1 ? "one other speaker" : `${unnamed} other speakers`];
-  return { who: listJoin([...named, ...others]), many: stats.length > 1 };
+  return { named, others: stats.length - named.length, total: stats.length };
 }
 
 function summary(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): string {
@@ -167,11 +158,8 @@ function summary(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): stri
   const last = a.sentences[a.sentences.length - 1]!;
   const minutes = Math.max(1, Math.round((last.end - first.start) / 60));
   const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
-  const { who, many } = whoSpeaks(t);
-  const verb = many ? "talk" : "talks";
-  const of = show ? ` of ${titleCase(show)}` : "";
   const about = topics.slice(0, 3).map((p) => p.text);
-  const opening = about.length ? `In this ${minutes}-minute episode${of}, ${who} ${verb} about ${listJoin(about)}.` : `In this ${minutes}-minute episode${of}, ${who} ${verb}.`;
+  const opening = notesText(t.language).opening({ minutes, show: show ? titleFor(show, t.language) : undefined, who: whoSpeaks(t), topics: about });
   // The unit closest to the episode as a whole, then the most substantive one elsewhere.
   const weight = (u: CopyUnit) => a.centrality[u.first]! * (0.5 + a.interest[u.first]!);
   const byCentral = [...listable(a)].sort((x, y) => weight(y) - weight(x));
@@ -181,7 +169,7 @@ function summary(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): stri
     const name = t.speakerNames?.[label];
     return name ? `${name}: “${u.text}”` : `“${u.text}”`;
   });
-  return [opening, ...quoted].join(" ");
+  return [...(opening ? [opening] : []), ...quoted].join(" ");
 }
 
 /** The episode's title: its main topic in title case, with the people named in it. */
@@ -190,8 +178,15 @@ export function episodeTitle(t: Transcript, a: EpisodeAnalysis, topics: TitlePhr
     .map((s) => t.speakerNames?.[s.label])
     .filter((x): x is string => !!x);
   const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
-  const topic = topics[0] ? titleCase(topics[0].text) : show ? titleCase(show) : "Episode Notes";
-  return named.length >= 1 && named.length <= 2 ? `${topic} with ${listJoin(named)}` : topic;
+  const text = notesText(t.language);
+  const topic = topics[0] ? titleFor(topics[0].text, t.language) : show ? titleFor(show, t.language) : text.ruled ? text.untitled : firstWords(a.sentences[0]?.text ?? text.untitled);
+  return named.length >= 1 && named.length <= 2 ? text.titleWith(topic, named) : topic;
+}
+
+/** A title for a language with no template text: the episode's first words, as said. */
+function firstWords(sentence: string): string {
+  const words = sentence.split(/\s+/);
+  return words.length <= 8 && sentence.length <= 60 ? sentence : `${[...sentence].slice(0, 50).join("").trim()}…`;
 }
 
 function findSentence(a: EpisodeAnalysis, clip: ClipPlan): number | null {
@@ -300,7 +295,8 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
 
 export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: ShowNotesOptions = {}): string {
   const a = opts.analysis ?? analyzeTranscript(transcript);
-  if (a.sentences.length === 0) return `# ${opts.title ?? "Episode"}\n\nThis episode has no recognised speech.\n`;
+  const text = notesText(transcript.language);
+  if (a.sentences.length === 0) return `# ${opts.title ?? text.episode}\n\n${text.noSpeech}\n`;
   const topics = episodeTopics(transcript, a, 3, opts.topicCentrality);
   const stats = speakerStats(transcript);
   // Titles and summary handed in (the language-model editor's, a caller's) are plain text in the Markdown.
@@ -310,12 +306,12 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
 
   const take = takeaways(a, opts.maxTakeaways ?? 5);
   if (take.length) {
-    out.push("## Key takeaways", "");
+    out.push(`## ${text.headings.takeaways}`, "");
     for (const u of take) out.push(`- ${u.text}`);
     out.push("");
   }
 
-  out.push("## Chapters", "");
+  out.push(`## ${text.headings.chapters}`, "");
   a.chapters.forEach((c, i) => out.push(`- ${formatTimestamp(c.start)} ${plainText(opts.chapterTitles?.[i] ?? "") || c.title}`));
   out.push("");
 
@@ -326,25 +322,26 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
     if (i === null || seen.has(clip.pull_quote)) continue;
     seen.add(clip.pull_quote);
     const s = a.sentences[i]!;
-    quotes.push(`> “${clip.pull_quote}”`, `> — ${speakerName(transcript, s.speaker)}, ${formatTimestamp(s.start)}`, "");
+    quotes.push(`> “${clip.pull_quote}”`, `> — ${speakerName(transcript, s.speaker, text)}, ${formatTimestamp(s.start)}`, "");
   }
-  if (quotes.length) out.push("## Notable quotes", "", ...quotes);
+  if (quotes.length) out.push(`## ${text.headings.quotes}`, "", ...quotes);
 
   const m = mentions(transcript, a);
-  if (m.names.length || m.organisations.length || m.resources.length) {
-    out.push("## Mentioned", "");
-    if (m.names.length) out.push(`- People and places: ${m.names.slice(0, 15).join(", ")}`);
-    if (m.organisations.length) out.push(`- Organisations: ${m.organisations.slice(0, 10).join(", ")}`);
-    if (m.resources.length) out.push(`- Resources: ${m.resources.slice(0, 10).join(", ")}`);
+  // A language without template text lists no mentions: their kinds would need words to name them.
+  if (text.mentioned && (m.names.length || m.organisations.length || m.resources.length)) {
+    out.push(`## ${text.headings.mentioned}`, "");
+    if (m.names.length) out.push(`- ${text.mentioned.people}: ${m.names.slice(0, 15).join(", ")}`);
+    if (m.organisations.length) out.push(`- ${text.mentioned.organisations}: ${m.organisations.slice(0, 10).join(", ")}`);
+    if (m.resources.length) out.push(`- ${text.mentioned.resources}: ${m.resources.slice(0, 10).join(", ")}`);
     out.push("");
   }
 
   const total = stats.reduce((x, s) => x + s.seconds, 0) || 1;
-  out.push("## Speakers", "");
+  out.push(`## ${text.headings.speakers}`, "");
   for (const s of stats) {
-    const name = speakerName(transcript, s.label);
-    const label = name === s.label ? name : `${name} (${s.label})`;
-    out.push(`- ${label}: ${Math.round((100 * s.seconds) / total)}% of speaking time, ${s.turns} turn${s.turns === 1 ? "" : "s"}`);
+    const named = transcript.speakerNames?.[s.label];
+    const label = named ? `${named} (${text.speaker(s.label)})` : text.speaker(s.label);
+    out.push(`- ${label}: ${text.speakingTime(s.seconds / total, s.turns)}`);
   }
   out.push("");
   return out.join("\n");

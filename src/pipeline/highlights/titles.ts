@@ -5,6 +5,8 @@
  * then set in title case. Never a list of unrelated phrases, never a speaker label.
  */
 import type { NlpToken, SentenceNlp } from "./nlp.ts";
+import { isEnglish, sentenceCase } from "../language/rules.ts";
+import { notesText } from "../language/notes-text.ts";
 
 /** Words that never carry a topic on their own, whatever wink tags them. */
 export const GENERIC_WORDS = new Set([
@@ -32,6 +34,11 @@ export function titleCase(text: string): string {
         .join("-");
     })
     .join(" ");
+}
+
+/** A title in the transcript's language: English title case, the first word's capital elsewhere (language/rules.ts). */
+export function titleFor(text: string, language: string | undefined): string {
+  return isEnglish(language) ? titleCase(text) : sentenceCase(text, language);
 }
 
 export interface TitlePhrase {
@@ -108,9 +115,10 @@ export function titlePhrases(sentence: string, nlp: SentenceNlp): TitlePhrase[] 
     // Sentence-initial capitals are not names: "Patience" alone opening a sentence is not a proper noun.
     make(k, g.end);
     const link = tokens[g.end + 1];
-    if (link && LINKS.has(link.norm)) {
+    if (link && (LINKS.has(link.norm) || link.link)) {
       let m = g.end + 2;
-      while (m < tokens.length && LEADING_DETERMINERS.has(tokens[m]!.norm)) m++;
+      // Other languages' articles after the preposition ("de la", "von der") are short stop words.
+      while (m < tokens.length && (LEADING_DETERMINERS.has(tokens[m]!.norm) || (link.link && tokens[m]!.stop && tokens[m]!.norm.length <= 4))) m++;
       const h = nounGroup(tokens, m);
       if (h && h.end - k <= 7) make(k, h.end);
     }
@@ -172,7 +180,7 @@ export function rankTitlePhrases(sentences: string[], nlps: SentenceNlp[], opts:
 /** "Welcome (back) to X" / "This is X" at the top of an episode: the show's name, if said. */
 export function showName(firstSentences: string[]): string | null {
   for (const s of firstSentences) {
-    const m = /\b(?:welcome(?: back)? to|you'?re listening to|this is)\s+((?:the\s+)?[\p{L}\p{N}'’&-]+(?:\s+[\p{L}\p{N}'’&-]+){0,3}?)(?=[,.!?]|\s+(?:the|a|with|where|I'm|I am)\b)/iu.exec(s);
+    const m = /(?<![\p{L}\p{N}])(?:welcome(?: back)? to|you'?re listening to|this is|bienvenue (?:dans|sur|à)|vous écoutez|willkommen (?:bei|zu|im|in)|bienvenid[oa]s? a|benvenut[oi] (?:a|in|su)|bem-vind[oa]s? (?:ao?|à)|welkom (?:bij|in))\s+((?:the\s+)?[\p{L}\p{N}'’&-]+(?:\s+[\p{L}\p{N}'’&-]+){0,3}?)(?=[,.!?]|\s+(?:the|a|with|where|I'm|I am)\b)/iu.exec(s);
     if (m) return m[1]!;
   }
   return null;
@@ -189,7 +197,8 @@ export interface ChapterTitle {
  * by how specific their terms are to it (TF-IDF over chapters), terms an earlier title used and the
  * show's own name are scored down.
  */
-export function chapterTitles(texts: string[], nlps: SentenceNlp[], spans: ReadonlyArray<readonly [number, number]>, speakerNames?: Record<string, string>): ChapterTitle[] {
+export function chapterTitles(texts: string[], nlps: SentenceNlp[], spans: ReadonlyArray<readonly [number, number]>, speakerNames?: Record<string, string>, language?: string): ChapterTitle[] {
+  const text = notesText(language);
   const perChapter = spans.map(([a, b]) => termCounts(nlps.slice(a, b + 1)));
   const df = (term: string) => perChapter.filter((c) => c.has(term)).length;
   const specificity = (term: string) => (spans.length > 1 ? Math.log(1 + spans.length / Math.max(1, df(term))) : 1);
@@ -198,9 +207,9 @@ export function chapterTitles(texts: string[], nlps: SentenceNlp[], spans: Reado
   return spans.map(([a, b], i) => {
     const ranked = rankTitlePhrases(texts.slice(a, b + 1), nlps.slice(a, b + 1), { avoid, specificity });
     const pick = ranked.find((p) => !usedTitles.has(p.text.toLowerCase()));
-    let title = i === 0 ? "Opening" : `Part ${i + 1}`;
+    let title = text.chapter(i);
     if (pick) {
-      title = titleCase(pick.text);
+      title = titleFor(pick.text, language);
       usedTitles.add(pick.text.toLowerCase());
       for (const t of pick.terms) avoid.add(t);
     }

@@ -81,6 +81,8 @@ export interface SegmentOptions {
   maxChapters?: number;
   /** Speaker label -> name: names are not chapter topics. */
   speakerNames?: Record<string, string>;
+  /** The transcript's language: chapter titles are cased and, when nothing names a chapter, worded in it. */
+  language?: string;
 }
 
 /**
@@ -144,6 +146,7 @@ export function segmentTopics(sentences: Sentence[], vectors: Vector[], nlps: Se
     nlps,
     spans,
     opts.speakerNames,
+    opts.language,
   );
   return spans.map(([a, b], i) => ({ start: sentences[a]!.start, end: sentences[b]!.end, firstSentence: a, lastSentence: b, ...titles[i]! }));
 }

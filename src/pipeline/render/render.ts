@@ -6,7 +6,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ffmpeg, fontFile, mediaInput } from "../../media/ffmpeg.ts";
+import { boldFontFor, ffmpeg, fontFile, mediaInput } from "../../media/ffmpeg.ts";
 import { scratchDir } from "../../scratch.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../../media/ffmpeg-loudness.ts";
@@ -116,8 +116,8 @@ export async function renderClipFormats(
     const t0 = performance.now();
     const took: Record<string, number> = {};
     const lap = (name: string) => (took[name] = Math.round(performance.now() - t0));
-    const boldFont = fontFile("DejaVuSans-Bold.ttf");
-    const fontsDir = dirname(boldFont);
+    const fontsDir = dirname(fontFile("DejaVuSans-Bold.ttf"));
+    const boldFont = boldFontFor(req.card ? [req.card.title, ...(req.card.speakers ?? []).map((s) => s.name)].join(" ") : "");
     const encoded = outputs.map(() => 0);
     const progress = (i: number, seconds: number) => {
       encoded[i] = Math.min(1, Math.max(encoded[i]!, seconds / duration));

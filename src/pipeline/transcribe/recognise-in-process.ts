@@ -52,7 +52,7 @@ export function chooseAsrEngine(
 }
 
 /** The derived ggml file each recognition model has: q8_0, half the CPU time of f16 for the same words. */
-const GGML_FOR_MODEL: Record<string, string> = { "whisper-tiny.en": "whisper-tiny.en-ggml-q8_0" };
+const GGML_FOR_MODEL: Record<string, string> = { "whisper-tiny.en": "whisper-tiny.en-ggml-q8_0", "whisper-base": "whisper-base-ggml-q8_0" };
 
 /** The derived ggml model whisper.cpp runs for `model`, if it has one. */
 export function inProcessModelFor(model: string): string | undefined {
@@ -115,6 +115,8 @@ export interface InProcessRecognition {
   words: WhisperCppWord[];
   /** The derived model that ran, for the transcript's engine line. */
   ggmlModel: string;
+  /** The language given, or the one whisper.cpp detected ("und" when it said none). */
+  language: string;
   usage: { wallSeconds: number; cpuSeconds: number };
 }
 
@@ -129,7 +131,8 @@ export async function recogniseInProcess(
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const { samples, spans } = joinRegions(audio, regions);
-  const joined = spans.length ? await recogniseWithWhisperCpp(ggml, samples, opts) : [];
+  let language = opts.language === "auto" ? "und" : opts.language;
+  const joined = spans.length ? await recogniseWithWhisperCpp(ggml, samples, { ...opts, onLanguage: (code) => (language = code) }) : [];
   const cpu = process.cpuUsage(cpu0);
-  return { words: wordsToOriginal(joined, spans), ggmlModel, usage: { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
+  return { words: wordsToOriginal(joined, spans), ggmlModel, language, usage: { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
 }

@@ -23,9 +23,10 @@ import { chooseAsrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-i
 import { vocabularyPrompt } from "./vocabulary.ts";
 import { correctNearMisses } from "./near-miss.ts";
 import { doubtfulStretches } from "./confidence.ts";
+import { joinElisions } from "./elisions.ts";
+import { chooseAsrModel } from "./asr-model.ts";
 
-/** English-only tiny model: meets the accuracy target at a fraction of base's cost on 2 cores (see docs/pipeline.md). */
-export const DEFAULT_ASR_MODEL = "whisper-tiny.en";
+export { DEFAULT_ASR_MODEL } from "./asr-model.ts";
 
 const VAD_MODEL = "silero-vad";
 
@@ -50,7 +51,7 @@ async function blameModelOnFailure<T>(model: string, signal: AbortSignal | undef
 const VAD_ENGINE_LABEL: Record<VadEngine, string> = { "onnxruntime-node": "in-process", "python-worker": "in the Python worker" };
 
 export interface TranscribeOptions {
-  /** Manifest name of the Whisper model; default CLIPYARD_ASR_MODEL or whisper-tiny.en. */
+  /** Manifest name of the Whisper model; default CLIPYARD_ASR_MODEL (a name or auto) or whisper-base (asr-model.ts). */
   model?: string;
   /** ISO code, or "auto" to detect (multilingual models only). */
   language?: string;
@@ -152,7 +153,7 @@ const withWarnings = (warnings: string[]) => (warnings.length ? { warnings } : {
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
 export async function transcribeFile(path: string, opts: TranscribeOptions = {}): Promise<Transcript> {
   const progress = (f: number) => opts.onProgress?.(Math.max(0, Math.min(1, f)));
-  const modelName = opts.model ?? process.env.CLIPYARD_ASR_MODEL ?? DEFAULT_ASR_MODEL;
+  const modelName = opts.model ?? chooseAsrModel().model;
   const model = findModel(modelName);
   const modelPath = resolveModel(modelName);
   const vadPath = resolveModel(VAD_MODEL);
@@ -199,7 +200,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       let result: AsrResult | undefined;
       if (regions.length && engine === "whisper-cpp") {
         const r = await recogniseInProcess(modelName, audio!, regions, { threads, language, prompt, onProgress: report, signal: opts.signal });
-        result = { language, language_probability: 1, duration, words: r.words };
+        result = { language: r.language, language_probability: 1, duration, words: r.words };
         opts.onStats?.("asr", r.usage);
       } else if (regions.length) {
         // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
@@ -248,7 +249,8 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     }
     progress(0.88);
 
-    const heard = (result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p }));
+    const recognisedLanguage = result?.language ?? (language === "auto" ? "und" : language);
+    const heard = joinElisions((result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p })), recognisedLanguage);
     const { words: rawWords, corrections } = correctNearMisses(heard, opts.vocabulary ?? []);
     if (corrections.length) log.debug("vocabulary corrections", { corrections });
     const cast = castOf(opts.speakers);
@@ -268,7 +270,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const naming = nameSpeakers(segments, { cast: cast?.names });
     progress(1);
     return {
-      language: result?.language ?? (language === "auto" ? "und" : language),
+      language: recognisedLanguage,
       durationSeconds: seconds,
       segments,
       words,
