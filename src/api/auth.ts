@@ -1,9 +1,9 @@
-import { findKeyBySecret, parseKey, type ApiKey } from "../accounts/keys.ts";
+import { authenticKey, parseKey, type ApiKey } from "../accounts/keys.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../errors.ts";
 
 export interface Principal {
-  key: ApiKey;
+  key: Readonly<ApiKey>;
   orgId: string;
   env: "live" | "test";
 }
@@ -19,7 +19,7 @@ export function authenticate(db: Db, header: string | null): Principal {
   if (!parsed || parsed.secret.length === 0) {
     throw new ApiError("invalid_api_key_format", "API keys start with svc_live_ or svc_test_.");
   }
-  const key = findKeyBySecret(db, parsed.secret);
+  const key = authenticKey(db, parsed.secret);
   if (!key) throw new ApiError("invalid_api_key", "No such API key.");
   if (key.env !== parsed.env) {
     throw new ApiError(

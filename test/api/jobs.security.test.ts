@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
 import { revokeKey } from "../../src/accounts/keys.ts";
 import { systemClock } from "../../src/clock.ts";
+import { testDbEnv } from "../helpers/db.ts";
+import { join } from "node:path";
 
 let app: TestAppliance;
 let keyA: string;
@@ -34,6 +36,28 @@ test("revoked keys stop working at once", async () => {
   expect(revokeKey(app.ctx.db, key, systemClock)).toBe(true);
   expect(code(await app.api("GET", "/v1/jobs", { key }))).toBe("api_key_revoked");
   expect(code(await app.api("POST", "/v1/jobs", { key, body: VIDEO_BODY }))).toBe("api_key_revoked");
+});
+
+test("a key revoked by another process (clipyard keys revoke) stops working on the server's next request, GET /v1/jobs/{id} included", async () => {
+  const key = app.key("sec-a");
+  const id = (await app.api("POST", "/v1/jobs", { key, body: VIDEO_BODY })).json.id;
+  // The server now remembers this key; only its revocation is read again per request.
+  for (let i = 0; i < 3; i++) expect((await app.api("GET", `/v1/jobs/${id}`, { key })).status).toBe(200);
+  const cli = Bun.spawnSync(["bun", "run", join(import.meta.dir, "../../src/main.ts"), "keys", "revoke", key], {
+    env: { ...process.env, CLIPYARD_DATA_DIR: app.dataDir, ...testDbEnv(app.dataDir) },
+    stderr: "pipe",
+  });
+  expect(cli.stderr.toString()).toContain("revoked");
+  expect(cli.exitCode).toBe(0);
+  const refused = await app.api("GET", `/v1/jobs/${id}`, { key });
+  expect(refused.status).toBe(401);
+  expect(code(refused)).toBe("api_key_revoked");
+  expect(refused.headers.get("x-request-id")).toMatch(/^req_[A-Za-z0-9]{22}$/);
+  expect(code(await app.api("GET", `/v1/jobs/${id}`, { key }))).toBe("api_key_revoked");
+  // The organisation's other keys are untouched.
+  const other = await app.api("GET", `/v1/jobs/${id}`, { key: keyA });
+  expect(other.status).toBe(200);
+  expect(other.headers.get("x-ratelimit-limit")).toBe("600");
 });
 
 test("keys are stored hashed: the database never holds the key text", () => {
