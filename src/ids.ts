@@ -2,15 +2,22 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
+// CSPRNG output is drawn 4 KiB at a time, one getRandomValues call per ~180 ids instead of one per
+// id (node:crypto's randomUUID pools the same way); every request id comes from here.
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
 /** Uniform base62 text from `bits` bits of CSPRNG output (rejection sampling: no modulo bias). */
 export function randomBase62(bits: number): string {
   const length = Math.ceil(bits / Math.log2(62));
   let out = "";
   while (out.length < length) {
-    for (const b of crypto.getRandomValues(new Uint8Array(length + 8))) {
-      if (b < 248) out += BASE62[b % 62];
-      if (out.length === length) break;
+    if (poolAt === pool.length) {
+      crypto.getRandomValues(pool);
+      poolAt = 0;
     }
+    const b = pool[poolAt++]!;
+    if (b < 248) out += BASE62[b % 62];
   }
   return out;
 }

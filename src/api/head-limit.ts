@@ -17,22 +17,28 @@ export function letOversizedHeadsReachTheApp(): void {
   if (http.maxHeaderSize < PARSER_HEAD_BYTES) (http as { maxHeaderSize: number }).maxHeaderSize = PARSER_HEAD_BYTES;
 }
 
+let headBytes = 0;
+const addHeaderBytes = (value: string, name: string): void => {
+  headBytes += name.length + value.length + 4; // "name: value\r\n"
+};
+
 /** Refuses a request whose head is over MAX_HEAD_BYTES, naming the part that is too large. */
 export function checkHeadSize(request: Request): void {
   const url = request.url;
   // "METHOD " + origin-form target + " HTTP/1.1\r\n"; the target is the URL after scheme and host.
   const target = url.length - url.indexOf("/", url.indexOf("//") + 2);
   const lineBytes = request.method.length + target + 12;
-  let headerBytes = 0;
+  headBytes = 0;
+  // forEach with a closure made once: this runs on every request, and it allocates nothing per header.
+  request.headers.forEach(addHeaderBytes);
+  const headerBytes = headBytes;
+  if (lineBytes + headerBytes <= MAX_HEAD_BYTES) return;
   let largest = "";
   let largestBytes = 0;
-  // forEach rather than an iterator: this runs on every request, and it allocates no entry arrays.
   request.headers.forEach((value, name) => {
-    const bytes = name.length + value.length + 4; // "name: value\r\n"
-    headerBytes += bytes;
+    const bytes = name.length + value.length + 4;
     if (bytes > largestBytes) [largest, largestBytes] = [name, bytes];
   });
-  if (lineBytes + headerBytes <= MAX_HEAD_BYTES) return;
   const part =
     lineBytes > MAX_HEAD_BYTES
       ? `The request line is ${lineBytes} bytes`
