@@ -102,3 +102,27 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
   }
   return job;
 }
+
+/** Jobs whose serialised body is remembered (about 20 KB each when finished: the row and its body). */
+export const PRESENTED_JOBS_MAX = 256;
+const presented = new Map<string, { row: JobRow; publicUrl: string; shareSecret: string; json: string }>();
+
+/**
+ * presentJob serialised, remembered per job while its row stays the same. A finished job's body
+ * (~10 KB: clips, transcript, show notes) took ~100 µs to build and serialise on every poll, which
+ * made a finished job 7 × slower to read than a queued one. The whole row is compared column by
+ * column, so any change (status, progress, a review, a re-render) shows on the next read.
+ */
+export function presentJobJson(row: JobRow, ctx: PresentContext): string {
+  const hit = presented.get(row.id);
+  if (hit && hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret && sameRow(hit.row, row)) return hit.json;
+  const json = JSON.stringify(presentJob(row, ctx));
+  if (!hit && presented.size >= PRESENTED_JOBS_MAX) presented.delete(presented.keys().next().value!);
+  presented.set(row.id, { row, publicUrl: ctx.publicUrl, shareSecret: ctx.shareSecret, json });
+  return json;
+}
+
+function sameRow(a: JobRow, b: JobRow): boolean {
+  for (const k in b) if (a[k as keyof JobRow] !== b[k as keyof JobRow]) return false;
+  return true;
+}

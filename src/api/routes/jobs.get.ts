@@ -1,5 +1,5 @@
 import type { AppContext } from "../context.ts";
-import { presentJob } from "../../jobs/present.ts";
+import { presentJobJson } from "../../jobs/present.ts";
 import { getJob } from "../../jobs/store.ts";
 import { ApiError } from "../../errors.ts";
 import { guard } from "../guard.ts";
@@ -10,5 +10,7 @@ export function getJobRoute(ctx: AppContext, request: Request, headers: Record<s
   // One statement: no transaction needed (on PostgreSQL that saves a BEGIN and a COMMIT per request).
   const row = getJob(ctx.db, principal, id);
   if (!row) throw new ApiError("not_found", `No job ${id}.`, "id");
-  return presentJob(row, ctx.present);
+  // Already serialised (and remembered while the row is unchanged); the same type as Response.json's.
+  headers["content-type"] = "application/json;charset=utf-8";
+  return presentJobJson(row, ctx.present);
 }
