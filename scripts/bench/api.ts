@@ -98,7 +98,7 @@ const rb = median(results.bare);
 console.log(`GET /v1/jobs/{id} (${databaseUrl ? "PostgreSQL" : "SQLite"}, ${body.length}-byte body): ${rounds} rounds × ${seconds} s, ${concurrency} connections, ${cpus().length} cores (${cpus()[0]?.model}), bun ${Bun.version}`);
 console.log(
   table([
-    { server: "clipyard (Elysia + auth + rate limit + SQLite)", "req/s (median)": Math.round(ra), "p99 ms (median)": median(results.p99a) },
+    { server: `clipyard (Elysia + auth + rate limit + ${databaseUrl ? "PostgreSQL" : "SQLite"})`, "req/s (median)": Math.round(ra), "p99 ms (median)": median(results.p99a) },
     { server: "clipyard GET /healthz (Elysia, no auth)", "req/s (median)": Math.round(median(results.health)), "p99 ms (median)": median(results.p99h) },
     { server: "bare Bun.serve, same body", "req/s (median)": Math.round(rb), "p99 ms (median)": median(results.p99b) },
   ]),

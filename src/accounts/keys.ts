@@ -35,8 +35,10 @@ export function createKey(db: Db, orgId: string, env: KeyEnv, clock: Clock): { k
 
 export type ParsedKey = { env: KeyEnv; secret: string } | null;
 
+const KEY_ENVS = ["live", "test"] as const;
+
 export function parseKey(key: string): ParsedKey {
-  for (const env of ["live", "test"] as const) {
+  for (const env of KEY_ENVS) {
     if (key.startsWith(KEY_PREFIX[env])) return { env, secret: key.slice(KEY_PREFIX[env].length) };
   }
   return null;
@@ -64,7 +66,7 @@ const revokedAtById = preparedOnce((db) => db.$client.query(`SELECT revoked_at A
 /**
  * The key for a secret, for authenticating a request. Everything about a key but its revocation is
  * fixed when it is created, so a key seen once is remembered by its secret's hash and only its
- * revoked_at is read again, by primary key (measured 15 µs → 6 µs on SQLite, without the whole
+ * revoked_at is read again, by primary key (authentication measured 9.5 → 4.3 µs of CPU on SQLite, not the whole
  * row's unique-hash lookup): a revocation by any process or cluster node counts from the next
  * request. Revocation is final, so a key seen revoked is answered from memory. Unknown secrets are
  * never remembered, so a client sending made-up keys cannot grow the map.
