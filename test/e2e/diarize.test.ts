@@ -21,7 +21,9 @@ describeShared("neural diarization", () => {
       const t = await transcribeFile(join(SHARED_MEDIA, "two_speakers_call.wav"));
       expect(t.engine).toContain("CAM++ speaker embeddings");
       expect(t.engine).toContain("segmentation-3.0");
-      expect(t.warnings).toBeUndefined();
+      // No warning about the speaker models (the recogniser's least-sure stretches may be named: the
+      // phone call's "Neither did I" is heard as "I need to design").
+      expect((t.warnings ?? []).filter((w) => !w.startsWith("the recogniser was least sure"))).toEqual([]);
       expect(new Set(t.words.map((w) => w.speaker))).toEqual(new Set(["Speaker 1", "Speaker 2"]));
       const d = diarizationErrorRate(reference("two_speakers_call"), t.speakerActivity!);
       expect(d.hypSpeakers).toBe(2);
