@@ -168,7 +168,7 @@ async function load(modelsDir: string): Promise<FaceDetector> {
 
   /** Runs fn on the frame as a float tensor, disposed after. */
   async function onFrame<T>(rgb: Uint8Array, width: number, height: number, fn: (image: TensorLike) => Promise<T>): Promise<T> {
-    const image = tf.tensor4d(Float32Array.from(rgb), [1, height, width, 3], "float32");
+    const image = tf.tensor4d(new Float32Array(rgb), [1, height, width, 3], "float32");
     try {
       return await fn(image);
     } finally {

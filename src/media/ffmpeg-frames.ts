@@ -22,6 +22,11 @@ export interface SampleOptions {
   width: number;
   srcWidth: number;
   srcHeight: number;
+  /**
+   * Decode every frame (B-frames and deblocking too), so each sample is the frame at its time.
+   * Lip-sync analysis needs it: a sample up to three frames early is 120 ms off at 25 fps.
+   */
+  exact?: boolean;
 }
 
 export function sampleSize(o: Pick<SampleOptions, "width" | "srcWidth" | "srcHeight">): { width: number; height: number } {
@@ -35,7 +40,8 @@ export async function* sampleFrames(path: string, o: SampleOptions): AsyncGenera
   // Analysis frames need neither B-frames nor deblocking: skipping both halves the decode, and a
   // sample then lands on the nearest earlier I/P frame (a few frames off at most, which face
   // tracking at a few samples per second does not notice).
-  const decode = ["-loglevel", "error", "-skip_frame", "bidir", "-skip_loop_filter", "all",
+  const skip = o.exact ? [] : ["-skip_frame", "bidir", "-skip_loop_filter", "all"];
+  const decode = ["-loglevel", "error", ...skip,
     "-ss", o.start.toFixed(3), "-t", o.duration.toFixed(3), ...mediaInput(path),
     "-vf", `fps=${o.fps},scale=${width}:${height}`, "-f", "rawvideo", "-pix_fmt", "rgb24"];
   const native = findNativeFfmpeg();

@@ -1,17 +1,23 @@
 /**
  * Two-person compositions of the shared talking heads, for the speaker-following crop's tests and
  * benches: talking_head_a on the left speaks for `turn` seconds while talking_head_b on the right
- * is a still frame, then the other way round, on a 1920x1080 canvas like a remote-interview layout.
+ * listens, then the other way round, on a 1920x1080 canvas like a remote-interview layout. A still
+ * listener is a frozen frame; a moving one is their own video, slowed down and muted, so
+ * their lips move without their voice (as a real listener nods, laughs and mouths along).
  */
 import { join } from "node:path";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { SHARED_MEDIA } from "./paths.ts";
 
 export interface PairOptions {
-  /** Seconds each person talks (default 5); the composition is two turns long. */
+  /** Seconds each person talks (default 5, at most 5: talking_head_b is 5.04 s long); the composition is two turns long. */
   turn?: number;
   /** Pan both shots (up to 60 px either way, about 90 px/s), so faces move between samples. */
   pan?: boolean;
+  /** "still" (default): the listener is a frozen frame; "moving": their own video, slowed down and muted. */
+  listener?: "still" | "moving";
+  /** A moving listener's playback speed (default 0.5: half speed). */
+  listenerSpeed?: number;
   crf?: number;
 }
 
@@ -24,12 +30,24 @@ export const pairPan = (t: number) => -60 * Math.sin(1.5 * t);
 export async function talkingHeadsPair(out: string, o: PairOptions = {}): Promise<string> {
   const turn = o.turn ?? 5;
   const pan = o.pan ? ",pad=760:760:60:60,crop=640:640:60+60*sin(1.5*t):60+40*sin(1.1*t)" : "";
-  const shot = (i: number, pad: "start" | "stop") =>
-    `[${i}:v]trim=0:${turn},setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=${pad}_mode=clone:${pad}_duration=${turn}${pan}`;
+  const base = (i: number, tag: string) => `[${i}:v]fps=25,scale=640:640,setsar=1${tag}`;
+  const talking = (tag: string) => `${tag}trim=0:${turn},setpts=PTS-STARTPTS`;
+  // A moving listener: the start of their own video slowed down (a different stretch of lip
+  // movement from the one they speak, and never in time with the other's voice).
+  const speed = o.listenerSpeed ?? 0.5;
+  const listening = (tag: string) => `${tag}trim=0:${turn * speed},setpts=${1 / speed}*(PTS-STARTPTS),fps=25`;
+  const shot = (i: number, first: "talk" | "listen") => {
+    if (o.listener !== "moving") {
+      const pad = first === "talk" ? "stop" : "start";
+      return `[${i}:v]trim=0:${turn},setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=${pad}_mode=clone:${pad}_duration=${turn}${pan}`;
+    }
+    const parts = first === "talk" ? [talking(`[t${i}]`), listening(`[s${i}]`)] : [listening(`[s${i}]`), talking(`[t${i}]`)];
+    return `${base(i, `,split[t${i}][s${i}]`)};${parts[0]}[p${i}0];${parts[1]}[p${i}1];[p${i}0][p${i}1]concat=n=2:v=1:a=0${pan ? `,${pan.slice(1)}` : ""}`;
+  };
   await ffmpeg([
     "-y", ...mediaInput(join(SHARED_MEDIA, "talking_head_a.mp4")), ...mediaInput(join(SHARED_MEDIA, "talking_head_b.mp4")),
     "-filter_complex",
-    `${shot(0, "stop")}[l];${shot(1, "start")}[r];` +
+    `${shot(0, "talk")}[l];${shot(1, "listen")}[r];` +
       `color=c=0x202830:s=1920x1080:r=25:d=${2 * turn}[bg];[bg][l]overlay=${PAIR_SHOTS.left}:220[bl];[bl][r]overlay=${PAIR_SHOTS.right}:220[v];` +
       `[0:a]atrim=0:${turn},asetpts=PTS-STARTPTS,aresample=48000[a0];[1:a]atrim=0:${turn},asetpts=PTS-STARTPTS,aresample=48000[a1];[a0][a1]concat=n=2:v=0:a=1[a]`,
     "-map", "[v]", "-map", "[a]", "-t", String(2 * turn), "-c:v", "libx264", "-preset", "veryfast", "-crf", String(o.crf ?? 20),

@@ -4,8 +4,13 @@
  */
 import { sampleFrames, sampleSize } from "../../media/ffmpeg-frames.ts";
 import { loadFaceDetector, type FaceDetector, type FaceRegion } from "../../inference/face-detector.ts";
-import { assignSpeakers, buildTracks, distinctFaces, regionsToRead, turnsFromWords, type FaceObs, type FaceTrack, type SpeakerFaces, type Turn } from "./faces.ts";
+import { assignSpeakers, attachLipReadings, buildTracks, TURN_EDGE_SECONDS, distinctFaces, regionsToRead, turnsFromWords, type FaceObs, type FaceTrack, type SpeakerFaces, type Turn } from "./faces.ts";
 import { planCropPath } from "./crop-path.ts";
+import { LIP_SYNC_FPS, lipSyncWindows, speechEnvelope, type SpeechEnvelope } from "./lip-sync.ts";
+import { decodeWindow } from "../../media/decode-audio.ts";
+import { scratchDir } from "../../scratch.ts";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import type { CropPath } from "./graph.ts";
 import type { MediaInfo, Word } from "../types.ts";
 
@@ -14,6 +19,7 @@ export interface SpeakerCropPlan {
   tracks: FaceTrack[];
   speakers: SpeakerFaces;
   turns: Turn[];
+  /** Frames read: the tracking samples and the lip-sync windows' samples. */
   framesAnalysed: number;
 }
 
@@ -28,6 +34,8 @@ export interface SpeakerCropOptions {
    */
   detectEverySeconds: number;
   detector?: FaceDetector;
+  /** Decode every frame so each sample is exactly at its time (see SampleOptions.exact). */
+  exact?: boolean;
 }
 
 /** Detects faces in sampled frames of [start, end] of a video source, in normalised coordinates. */
@@ -41,7 +49,7 @@ export async function detectFaces(source: MediaInfo, start: number, end: number,
   const frames: { t: number; faces: FaceObs[] }[] = [];
   let regions: FaceRegion[] = [];
   let lastDetect = -Infinity;
-  for await (const f of sampleFrames(source.path, { start, duration: end - start, fps: sampleFps, width, srcWidth: source.width, srcHeight: source.height })) {
+  for await (const f of sampleFrames(source.path, { start, duration: end - start, fps: sampleFps, width, srcWidth: source.width, srcHeight: source.height, exact: o.exact })) {
     // Small tolerance: sample times are start + i/fps and must not miss a pass by rounding.
     const due = regions.length === 0 || f.t - lastDetect >= detectEvery - 1e-6;
     const toRead = due ? regionsToRead(await detector.find(f.rgb, size.width, size.height), regions) : regions;
@@ -66,11 +74,35 @@ export async function detectFaces(source: MediaInfo, start: number, end: number,
   return frames;
 }
 
+/** The audio's loudness over [start, end] at 16 kHz, decoded in a scratch folder removed after. */
+async function speechOf(source: MediaInfo, start: number, end: number): Promise<SpeechEnvelope> {
+  const dir = await scratchDir("render");
+  try {
+    const pcm = await decodeWindow(source.path, { start, duration: end - start }, join(dir, "speech.wav"), 16000);
+    return speechEnvelope(pcm.samples, pcm.sampleRate, start);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function planSpeakerCrop(source: MediaInfo, words: Word[], start: number, end: number, o: Partial<SpeakerCropOptions> = {}): Promise<SpeakerCropPlan> {
   const frames = await detectFaces(source, start, end, o);
   const tracks = buildTracks(frames);
   const turns = turnsFromWords(words.filter((w) => w.end > start && w.start < end));
-  const speakers = assignSpeakers(tracks, turns);
+  // Whose face is talking is read from lip sync with the voice: mouths read again, densely enough to
+  // see syllables and at their exact times, in a few windows of each speaker's turns. One face needs
+  // no deciding; without audio there is no voice to follow, and the tracking samples' motion does.
+  let speech: SpeechEnvelope | undefined;
+  let lipFrames = 0;
+  if (tracks.length > 1 && turns.length > 0 && source.hasAudio) {
+    speech = await speechOf(source, start, end);
+    for (const w of lipSyncWindows(turns, TURN_EDGE_SECONDS)) {
+      const dense = await detectFaces(source, Math.max(start, w.start), Math.min(end, w.end), { ...o, sampleFps: LIP_SYNC_FPS, exact: true });
+      attachLipReadings(tracks, dense);
+      lipFrames += dense.length;
+    }
+  }
+  const speakers = assignSpeakers(tracks, turns, speech);
   const path = planCropPath({ tracks, speakers, turns, srcWidth: source.width!, srcHeight: source.height!, start, end });
-  return { path, tracks, speakers, turns, framesAnalysed: frames.length };
+  return { path, tracks, speakers, turns, framesAnalysed: frames.length + lipFrames };
 }

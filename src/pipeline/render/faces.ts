@@ -1,9 +1,10 @@
 /**
  * Pure logic that turns per-frame face detections into identities over time (tracks) and ties
- * tracks to diarized speakers: the speaker's face is the one whose mouth moves while that speaker
- * talks and rests while others talk.
+ * tracks to diarized speakers: the speaker's face is the one whose mouth moves in time with that
+ * speaker's voice (lip-sync.ts).
  */
 import type { FaceRegion } from "../../inference/face-detector.ts";
+import { lipSync, turnInteriors, type SpeechEnvelope } from "./lip-sync.ts";
 
 /** One face in one sampled frame, in normalised frame coordinates (0..1). */
 export interface FaceObs {
@@ -19,6 +20,8 @@ export interface FaceObs {
 export interface FaceTrack {
   id: number;
   obs: FaceObs[];
+  /** Mouth readings at LIP_SYNC_FPS in the lip-sync windows (attachLipReadings); lipSync reads obs without them. */
+  lip?: { t: number; mouthOpen: number }[];
 }
 
 export interface Turn {
@@ -60,6 +63,32 @@ export function buildTracks(frames: { t: number; faces: FaceObs[] }[], opts: { m
     for (const f of frame.faces) if (!usedF.has(f)) tracks.push({ id: nextId++, obs: [f] });
   }
   return tracks.filter((t) => t.obs.length >= minObs);
+}
+
+/**
+ * Adds each face of densely sampled frames (the lip-sync windows) to the track it continues: the
+ * track whose observation nearest in time has the closest centre, within maxJump (as buildTracks),
+ * one face per track per frame, closest first.
+ */
+export function attachLipReadings(tracks: FaceTrack[], frames: { t: number; faces: FaceObs[] }[], maxJump = 0.12): void {
+  for (const frame of frames) {
+    const pairs: { tr: FaceTrack; f: FaceObs; d: number }[] = [];
+    for (const tr of tracks) {
+      const near = tr.obs.reduce((a, b) => (Math.abs(b.t - frame.t) < Math.abs(a.t - frame.t) ? b : a));
+      if (Math.abs(near.t - frame.t) > 1.5) continue;
+      for (const f of frame.faces) {
+        const d = Math.hypot(f.cx - near.cx, f.cy - near.cy);
+        if (d <= maxJump && f.mouthOpen !== undefined) pairs.push({ tr, f, d });
+      }
+    }
+    pairs.sort((a, b) => a.d - b.d);
+    const used = new Set<FaceTrack | FaceObs>();
+    for (const p of pairs) {
+      if (used.has(p.tr) || used.has(p.f)) continue;
+      (p.tr.lip ??= []).push({ t: frame.t, mouthOpen: p.f.mouthOpen! });
+      used.add(p.tr).add(p.f);
+    }
+  }
 }
 
 /** Mouth motion in a time window: mean absolute change of mouth opening between samples. */
@@ -111,7 +140,7 @@ export function distinctFaces<F extends { score: number; next: FaceRegion }>(fac
 export interface SpeakerFaces {
   /** speaker label -> track id */
   bySpeaker: Map<string, number>;
-  /** Per assigned speaker: how much more that face's mouth moves in their turns than in others' (0..1). */
+  /** Per assigned speaker: the face's score (assignSpeakers) for them, capped at 1. */
   confidence: Map<string, number>;
 }
 
@@ -123,11 +152,15 @@ export interface SpeakerFaces {
 export const TURN_EDGE_SECONDS = 0.3;
 
 /**
- * For every (speaker, track): mouth activity inside the speaker's turns (TURN_EDGE_SECONDS off
- * each end) minus inside other speakers' turns, normalised. Assigns greedily by that contrast, one
- * track per speaker; a speaker with no positive contrast stays unassigned.
+ * Ties each speaker to one face track. With the audio's envelope (`speech`), a face's score for a
+ * speaker is how well its mouth follows the voice in that speaker's turns (lipSync) minus how well
+ * it follows the others' voices: a listener who moves their mouth out of time with the speaker
+ * scores nothing, however much they move. Without audio there is no voice to follow, and the score
+ * is how much more the face's mouth moves in the speaker's turns than in others', normalised.
+ * Turns are read TURN_EDGE_SECONDS in from each end. Assigns greedily by score, one track per
+ * speaker; a speaker with no positive score stays unassigned.
  */
-export function assignSpeakers(tracks: FaceTrack[], turns: Turn[]): SpeakerFaces {
+export function assignSpeakers(tracks: FaceTrack[], turns: Turn[], speech?: SpeechEnvelope): SpeakerFaces {
   const speakers = [...new Set(turns.map((t) => t.speaker))];
   const activityIn = (tr: FaceTrack, pred: (t: Turn) => boolean) => {
     const vals = turns
@@ -136,14 +169,24 @@ export function assignSpeakers(tracks: FaceTrack[], turns: Turn[]): SpeakerFaces
       .filter((v): v is number => v !== undefined);
     return vals.length ? vals.reduce((a, b) => a + b, 0) / vals.length : undefined;
   };
+  const syncIn = (tr: FaceTrack, pred: (t: Turn) => boolean) => lipSync(tr, speech!, turnInteriors(turns.filter(pred), TURN_EDGE_SECONDS));
   const scores: { speaker: string; track: number; score: number }[] = [];
   for (const s of speakers) {
     for (const tr of tracks) {
-      const own = activityIn(tr, (t) => t.speaker === s);
-      if (own === undefined) continue;
-      const others = activityIn(tr, (t) => t.speaker !== s);
-      // With one speaker only, the face that moves its mouth at all is theirs.
-      const score = others === undefined ? own : (own - others) / (own + others + 1e-6);
+      let score: number;
+      if (speech) {
+        const own = syncIn(tr, (t) => t.speaker === s);
+        if (own === undefined) continue;
+        // A face that follows every voice alike (a mouth reading that tracks loudness through
+        // lighting or compression) is no one's in particular.
+        score = own - (syncIn(tr, (t) => t.speaker !== s) ?? 0);
+      } else {
+        const own = activityIn(tr, (t) => t.speaker === s);
+        if (own === undefined) continue;
+        const others = activityIn(tr, (t) => t.speaker !== s);
+        // With one speaker only, the face that moves its mouth at all is theirs.
+        score = others === undefined ? own : (own - others) / (own + others + 1e-6);
+      }
       scores.push({ speaker: s, track: tr.id, score });
     }
   }
