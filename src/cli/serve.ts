@@ -37,12 +37,6 @@ export default async function serve(argv: string[]): Promise<number> {
     feeds.start();
   }
   const sweep = serveHttp ? setInterval(() => ctx.limiter.sweep(), 60_000) : undefined;
-  log.info(serveHttp ? "clipyard listening" : "clipyard worker started", {
-    role,
-    ...(serveHttp ? { url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl } : { workers: config.workers, owner: scheduler.owner }),
-    dataDir: config.dataDir,
-    database: config.databaseUrl ? "postgresql" : "sqlite",
-  });
   let closing = false;
   // SIGTERM: stop taking requests and claims; a live job still running is aborted and handed back
   // (its lease released), so another worker resumes it at its last checkpoint at once.
@@ -63,5 +57,12 @@ export default async function serve(argv: string[]): Promise<number> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Said once the signals are taken: whoever waits for this line may stop the node at once.
+  log.info(serveHttp ? "clipyard listening" : "clipyard worker started", {
+    role,
+    ...(serveHttp ? { url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl } : { workers: config.workers, owner: scheduler.owner }),
+    dataDir: config.dataDir,
+    database: config.databaseUrl ? "postgresql" : "sqlite",
+  });
   return 0;
 }

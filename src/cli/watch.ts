@@ -35,6 +35,13 @@ export default async function watchCommand(argv: string[]): Promise<number> {
     process.stderr.write(`clipyard: ${options}\n`);
     return 2;
   }
+  // The stop signals are taken before anything starts: a SIGTERM that arrives as soon as the
+  // "watching" line is out must stop the watcher cleanly, not kill it (Bun may install a handler
+  // only after the current tick, and a supervisor can signal that early).
+  const stopped = new Promise<string>((done) => {
+    process.once("SIGTERM", () => done("SIGTERM"));
+    process.once("SIGINT", () => done("SIGINT"));
+  });
   const config = loadConfig();
   setLogLevel(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
@@ -59,10 +66,7 @@ export default async function watchCommand(argv: string[]): Promise<number> {
   deliveries.start();
   watcher.start();
   log.info("clipyard watching", { folder: dir, org: org.name, dataDir: config.dataDir, settleSeconds: config.watchSettleSeconds });
-  const signal = await new Promise<string>((done) => {
-    process.once("SIGTERM", () => done("SIGTERM"));
-    process.once("SIGINT", () => done("SIGINT"));
-  });
+  const signal = await stopped;
   log.info("shutting down", { signal });
   await watcher.stop();
   await scheduler.stop();
