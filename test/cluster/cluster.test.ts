@@ -123,7 +123,10 @@ test("live jobs spread over both workers; a worker killed mid-job has its job fi
     expect(job.status).toBe("complete");
   }
   const attempts = db.$client.query(`SELECT attempts FROM jobs WHERE id = ?`).get(ids[0]!) as { attempts: number };
-  expect(attempts.attempts).toBe(2);
+  // At least the victim's claim and the survivor's. A fresh-clone CI run once saw 3: with 5 s leases on
+  // a loaded 2-core machine a heartbeat can miss and the job be taken over once more, which is the
+  // lease doing its job; what matters here is that the killed worker's job was resumed and completed.
+  expect(attempts.attempts).toBeGreaterThanOrEqual(2);
   expect(readFileSync(survivor.logPath, "utf8")).toContain("requeued jobs whose lease lapsed");
   // Working files only on a worker's disk: the jobs it finished left nothing there (the bucket has it all).
   for (const id of ids) expect(existsSync(join(survivor.dataDir, "jobs", id))).toBe(false);
