@@ -12,11 +12,12 @@ import { log } from "../log.ts";
 import { correctLiveJob, correctSandboxOutput } from "../pipeline/correct-output.ts";
 import type { CorrectionRequest } from "../pipeline/corrections.ts";
 import { clipCaptionStyle, jobOutputDir, jobWorkDir, outputFiles, parseFileRef, type StoredOutput } from "../pipeline/output.ts";
-import { publishOutputs, restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
+import { publishOutputs } from "../pipeline/shared-checkpoint.ts";
 import { jobOutputKey, jobResumePrefix, type ObjectStore } from "../storage/index.ts";
 import { TRAILER_RENDER } from "./render-worker.ts";
-import { insertRender, renderByIdempotencyKey } from "./renders-store.ts";
+import { insertRender } from "./renders-store.ts";
 import { getJob, getJobById, replaceOutput } from "./store.ts";
+import { earlierRequest, restoreWordsOfJob } from "./rerender.ts";
 
 /** The clip id a correction's own record carries in clip_renders (it renders nothing itself; the table holds its Idempotency-Key). */
 const CORRECTION_RECORD = "transcript";
@@ -63,9 +64,7 @@ export class TranscriptCorrections {
   ) {}
 
   async prepare(scope: Scope, jobId: string): Promise<void> {
-    if (!this.store?.shared) return;
-    const job = getJob(this.db, scope, jobId);
-    if (job?.env === "live" && job.status === "complete") await restoreCheckpoint(this.store, jobId, jobWorkDir(this.dataDir, jobId), { source: false });
+    await restoreWordsOfJob(this.db, this.store, this.dataDir, scope, jobId);
   }
 
   async apply(scope: Scope, jobId: string, req: CorrectionRequest & { add_to_vocabulary?: boolean }, idempotencyKey?: string): Promise<{ job: JobRow; summary: CorrectionSummary; replayed: boolean }> {
@@ -73,13 +72,8 @@ export class TranscriptCorrections {
     const result = tx(this.db, () => {
       const job = getJob(this.db, scope, jobId);
       if (!job) throw new ApiError("not_found", `No job ${jobId}.`, "id");
-      if (idempotencyKey !== undefined) {
-        const earlier = renderByIdempotencyKey(this.db, scope, idempotencyKey);
-        if (earlier && earlier.requestHash !== requestHash) {
-          throw new ApiError("idempotency_key_reused_with_different_body", "This Idempotency-Key was used with a different request.", "Idempotency-Key");
-        }
-        if (earlier) return { job, summary: JSON.parse(earlier.params) as CorrectionSummary, replayed: true, dropped: [] as string[] };
-      }
+      const earlier = earlierRequest(this.db, scope, idempotencyKey, requestHash);
+      if (earlier) return { job, summary: JSON.parse(earlier.params) as CorrectionSummary, replayed: true, dropped: [] as string[] };
       if (job.status !== "complete" || !job.output) throw new ApiError("job_not_complete", `Job ${jobId} is ${job.status}; its transcript can be corrected once it is complete.`, "id");
       // Checked (and stored) before anything is written: a refusal leaves the job as it was.
       let vocabularyAdded: string[] | undefined;

@@ -13,13 +13,11 @@ import { copyForSpan, type SpanCopy } from "../pipeline/highlights/highlights.ts
 import { checkpointTranscript } from "../pipeline/render/rerender.ts";
 import type { ClipFormat } from "../pipeline/render/render.ts";
 import { jobOutputDir, outputFiles, parseFileRef, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
-import { restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
 import { jobOutputKey, type ObjectStore } from "../storage/index.ts";
-import { insertRender, pendingRenderCount, renderByIdempotencyKey } from "./renders-store.ts";
-import { QUEUE_RETRY_AFTER_S } from "./rerender.ts";
+import { insertRender, pendingRenderCount } from "./renders-store.ts";
+import { earlierRequest, QUEUE_RETRY_AFTER_S, restoreWordsOfJob } from "./rerender.ts";
 import { MAX_EDITOR_CLIPS_PER_JOB, type JobOptions } from "./schema.ts";
 import { getJob, getJobById, replaceOutput } from "./store.ts";
-import { jobWorkDir } from "../pipeline/output.ts";
 
 export interface EditorClipParams {
   start_time: number;
@@ -53,9 +51,7 @@ export class EditorClips {
 
   /** A job this API node did not run has its transcript in the shared checkpoint: fetch it before create(). */
   async prepare(scope: Scope, jobId: string): Promise<void> {
-    if (!this.store?.shared) return;
-    const job = getJob(this.db, scope, jobId);
-    if (job?.env === "live" && job.status === "complete") await restoreCheckpoint(this.store, jobId, jobWorkDir(this.dataDir, jobId), { source: false });
+    await restoreWordsOfJob(this.db, this.store, this.dataDir, scope, jobId);
   }
 
   create(scope: Scope, jobId: string, params: EditorClipParams, idempotencyKey?: string): { job: JobRow; clip: StoredClip; created: boolean; replayed: boolean } {
@@ -63,13 +59,8 @@ export class EditorClips {
     const result = tx(this.db, () => {
       const job = getJob(this.db, scope, jobId);
       if (!job) throw new ApiError("not_found", `No job ${jobId}.`, "id");
-      if (idempotencyKey !== undefined) {
-        const earlier = renderByIdempotencyKey(this.db, scope, idempotencyKey);
-        if (earlier && earlier.requestHash !== requestHash) {
-          throw new ApiError("idempotency_key_reused_with_different_body", "This Idempotency-Key was used with a different request.", "Idempotency-Key");
-        }
-        if (earlier) return { job, clip: this.clipOf(job, earlier.clipId), created: false, replayed: true };
-      }
+      const earlier = earlierRequest(this.db, scope, idempotencyKey, requestHash);
+      if (earlier) return { job, clip: this.clipOf(job, earlier.clipId), created: false, replayed: true };
       if (job.status !== "complete" || !job.output) throw new ApiError("job_not_complete", `Job ${jobId} is ${job.status}; clips can be added once it is complete.`, "id");
       const output = JSON.parse(job.output) as StoredOutput;
       const placed = this.place(job, output, params);

@@ -2,7 +2,7 @@ import type { Scope } from "../accounts/scope.ts";
 import { ApiError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
-import type { JobRow } from "../db/schema.ts";
+import type { ClipRenderRow, JobRow } from "../db/schema.ts";
 import { newId, sha256Hex } from "../ids.ts";
 import type { CaptionStyle } from "../pipeline/render/captions.ts";
 import { snapToSentenceEdges } from "../pipeline/highlights/clip-bounds.ts";
@@ -36,6 +36,30 @@ function currentRender(job: JobRow, clip: StoredClip): Resolved {
 }
 
 /**
+ * A job this node did not run (a cluster's API node) has its words in the shared checkpoint: re-renders,
+ * own clips and corrections fetch them before their synchronous, transactional part.
+ */
+export async function restoreWordsOfJob(db: Db, store: ObjectStore | undefined, dataDir: string, scope: Scope, jobId: string): Promise<void> {
+  if (!store?.shared) return;
+  const job = getJob(db, scope, jobId);
+  if (job?.env === "live" && job.status === "complete") await restoreCheckpoint(store, jobId, jobWorkDir(dataDir, jobId), { source: false });
+}
+
+/**
+ * The earlier request an Idempotency-Key names (re-renders, own clips and corrections share the
+ * re-render requests' table, so one key names one request across them), or undefined; the same key
+ * with another request is refused.
+ */
+export function earlierRequest(db: Db, scope: Scope, idempotencyKey: string | undefined, requestHash: string): ClipRenderRow | undefined {
+  if (idempotencyKey === undefined) return undefined;
+  const earlier = renderByIdempotencyKey(db, scope, idempotencyKey);
+  if (earlier && earlier.requestHash !== requestHash) {
+    throw new ApiError("idempotency_key_reused_with_different_body", "This Idempotency-Key was used with a different request.", "Idempotency-Key");
+  }
+  return earlier;
+}
+
+/**
  * Re-render requests (POST /v1/jobs/{id}/clips/{clip_id}/renders). A request is recorded durably
  * (clip_renders) and shown on the clip as `render`; the render worker does the work. Idempotent two
  * ways: an Idempotency-Key replays its first answer, and a request that changes nothing (the clip
@@ -59,9 +83,7 @@ export class RenderRequests {
    * node): its words come down from the shared checkpoint. Call before request(), which is synchronous.
    */
   async prepare(scope: Scope, jobId: string): Promise<void> {
-    if (!this.store?.shared) return;
-    const job = getJob(this.db, scope, jobId);
-    if (job?.env === "live" && job.status === "complete") await restoreCheckpoint(this.store, jobId, jobWorkDir(this.dataDir, jobId), { source: false });
+    await restoreWordsOfJob(this.db, this.store, this.dataDir, scope, jobId);
   }
 
   request(scope: Scope, jobId: string, clipId: string, params: RerenderParams, idempotencyKey?: string): { job: JobRow; clip: StoredClip; replayed: boolean } {
@@ -69,13 +91,8 @@ export class RenderRequests {
     const result = tx(this.db, () => {
       const job = getJob(this.db, scope, jobId);
       if (!job) throw new ApiError("not_found", `No job ${jobId}.`, "id");
-      if (idempotencyKey !== undefined) {
-        const earlier = renderByIdempotencyKey(this.db, scope, idempotencyKey);
-        if (earlier && earlier.requestHash !== requestHash) {
-          throw new ApiError("idempotency_key_reused_with_different_body", "This Idempotency-Key was used with a different re-render request.", "Idempotency-Key");
-        }
-        if (earlier) return { job, clip: this.clipOf(job, clipId), replayed: true };
-      }
+      const earlier = earlierRequest(this.db, scope, idempotencyKey, requestHash);
+      if (earlier) return { job, clip: this.clipOf(job, clipId), replayed: true };
       if (job.status !== "complete" || !job.output) throw new ApiError("job_not_complete", `Job ${jobId} is ${job.status}; clips can be re-rendered once it is complete.`, "id");
       const output = JSON.parse(job.output) as StoredOutput;
       const clip = output.clips.find((c) => c.id === clipId);
