@@ -89,38 +89,24 @@ export class ClipRenderWorker {
       return;
     }
     this.setClipRender(row, { status: "rendering" });
-    const beat = setInterval(() => {
-      if (!this.closing) extendRenderLease(this.db, row.id, this.owner, this.clock.now() + LEASE_MS);
-    }, LEASE_MS / 4);
-    this.beat = beat;
-    try {
-      // A job this node did not run: its source and words come down from the shared checkpoint.
-      if (this.store?.shared) {
-        await restoreCheckpoint(this.store, row.jobId, jobWorkDir(this.dataDir, row.jobId), { source: true });
-        mkdirSync(jobOutputDir(this.dataDir, row.jobId), { recursive: true });
-      }
-      const result = await this.render({
-        dataDir: this.dataDir,
-        jobId: row.jobId,
-        rank: clip.rank,
-        // Part of every new file name: cached URLs of an earlier render never serve these bytes.
-        tag: row.id.slice(-8),
-        hook: clip.hook,
-        start: params.start_time,
-        end: params.end_time,
-        style: params.caption_style as CaptionStyle,
-        formats: params.formats as ClipFormat[],
-      });
-      if (this.store?.shared) await publishOutputs(this.store, row.jobId, jobOutputDir(this.dataDir, row.jobId));
-      this.apply(row, params, result);
-    } catch (err) {
-      log.warn("clip re-render failed", { job: row.jobId, clip: row.clipId, render: row.id, error: (err as Error).message });
-      this.finish(row, "failed", "the clip could not be rendered; the appliance's log has the details under this render's id");
-    } finally {
-      clearInterval(beat);
-      // Shared storage: the source came down for this render only; the bucket keeps the job.
-      if (this.store?.shared) rmSync(jobWorkDir(this.dataDir, row.jobId), { recursive: true, force: true });
-    }
+    await this.underLease(
+      row,
+      { msg: "clip re-render failed", clip: row.clipId, failure: "the clip could not be rendered; the appliance's log has the details under this render's id" },
+      () =>
+        this.render({
+          dataDir: this.dataDir,
+          jobId: row.jobId,
+          rank: clip.rank,
+          // Part of every new file name: cached URLs of an earlier render never serve these bytes.
+          tag: row.id.slice(-8),
+          hook: clip.hook,
+          start: params.start_time,
+          end: params.end_time,
+          style: params.caption_style as CaptionStyle,
+          formats: params.formats as ClipFormat[],
+        }),
+      (result) => this.apply(row, params, result),
+    );
   }
 
   /** The trailer again with the checkpoint's current words; the new file replaces the old in one write of the output. */
@@ -131,6 +117,36 @@ export class ClipRenderWorker {
       this.finish(row, "failed", output?.trailer ? "the trailer could not be rendered" : "the job has no trailer");
       return;
     }
+    const renderTrailer = this.renderTrailer;
+    await this.underLease(
+      row,
+      { msg: "trailer re-render failed", failure: "the trailer could not be rendered; the appliance's log has the details under this render's id" },
+      () => renderTrailer({ dataDir: this.dataDir, jobId: row.jobId, tag: row.id.slice(-8), style: (JSON.parse(row.params) as { caption_style?: CaptionStyle }).caption_style }),
+      (trailer) => {
+        const now = this.clock.now();
+        const files = tx(this.db, () => {
+          if (!finishRender(this.db, row.id, this.owner, "complete", now, null)) return undefined;
+          const current = getJobById(this.db, row.jobId);
+          if (!current?.output) return undefined;
+          const out = JSON.parse(current.output) as StoredOutput;
+          if (!out.trailer) return undefined;
+          const before = outputFiles(out);
+          out.trailer = trailer;
+          replaceOutput(this.db, row.jobId, JSON.stringify(out));
+          return { before, after: outputFiles(out) };
+        });
+        this.dropFiles(row.jobId, files, [trailer.file]);
+      },
+    );
+  }
+
+  /**
+   * One render under its lease, for a clip or the trailer alike: the heartbeat keeps the claim; a job
+   * this node did not run has its source and words brought down from the shared checkpoint first and
+   * the new files published before `commit` records them; the downloaded source is removed at the end
+   * (the bucket keeps the job). A failure is logged with the render's id and ends it as failed.
+   */
+  private async underLease<R>(row: ClipRenderRow, onFailure: { msg: string; clip?: string; failure: string }, render: () => Promise<R>, commit: (result: R) => void): Promise<void> {
     const beat = setInterval(() => {
       if (!this.closing) extendRenderLease(this.db, row.id, this.owner, this.clock.now() + LEASE_MS);
     }, LEASE_MS / 4);
@@ -140,25 +156,12 @@ export class ClipRenderWorker {
         await restoreCheckpoint(this.store, row.jobId, jobWorkDir(this.dataDir, row.jobId), { source: true });
         mkdirSync(jobOutputDir(this.dataDir, row.jobId), { recursive: true });
       }
-      const params = JSON.parse(row.params) as { caption_style?: CaptionStyle };
-      const trailer = await this.renderTrailer({ dataDir: this.dataDir, jobId: row.jobId, tag: row.id.slice(-8), style: params.caption_style });
+      const result = await render();
       if (this.store?.shared) await publishOutputs(this.store, row.jobId, jobOutputDir(this.dataDir, row.jobId));
-      const now = this.clock.now();
-      const files = tx(this.db, () => {
-        if (!finishRender(this.db, row.id, this.owner, "complete", now, null)) return undefined;
-        const current = getJobById(this.db, row.jobId);
-        if (!current?.output) return undefined;
-        const out = JSON.parse(current.output) as StoredOutput;
-        if (!out.trailer) return undefined;
-        const before = outputFiles(out);
-        out.trailer = trailer;
-        replaceOutput(this.db, row.jobId, JSON.stringify(out));
-        return { before, after: outputFiles(out) };
-      });
-      this.dropFiles(row.jobId, files, [trailer.file]);
+      commit(result);
     } catch (err) {
-      log.warn("trailer re-render failed", { job: row.jobId, render: row.id, error: (err as Error).message });
-      this.finish(row, "failed", "the trailer could not be rendered; the appliance's log has the details under this render's id");
+      log.warn(onFailure.msg, { job: row.jobId, ...(onFailure.clip ? { clip: onFailure.clip } : {}), render: row.id, error: (err as Error).message });
+      this.finish(row, "failed", onFailure.failure);
     } finally {
       clearInterval(beat);
       if (this.store?.shared) rmSync(jobWorkDir(this.dataDir, row.jobId), { recursive: true, force: true });
