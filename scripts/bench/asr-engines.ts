@@ -18,7 +18,7 @@ import { pcmSource, readWav } from "../../src/media/wav.ts";
 import { ensureDerived } from "../../src/models/derived.ts";
 import { speechPython, workerScript } from "../../src/inference/speech-runtime.ts";
 import { resolveModel } from "../../src/models/store.ts";
-import { diarizeWords, speakerTimeline } from "../../src/pipeline/transcribe/diarize.ts";
+import { diarizeWords, speakerTimeline } from "../../src/pipeline/transcribe/diarize-mfcc.ts";
 import { speechRegions } from "../../src/pipeline/transcribe/vad.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
 import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
