@@ -15,7 +15,7 @@ import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { resolveModel } from "../../src/models/store.ts";
 import { diarizeFromEmbeddings, embeddingWindows, type EmbeddingDiarizeOptions } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
-import { SEGMENTATION_MODEL, SEGMENTATION_OVERLAP, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize-speakers.ts";
+import { SEGMENTATION_MODEL, SEGMENTATION_OVERLAP, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
 import { mergeRegions, speechRegions, type Region } from "../../src/pipeline/transcribe/vad.ts";

@@ -14,7 +14,7 @@ import { resolveModel } from "../../src/models/store.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { runWorker } from "../../src/inference/speech-runtime.ts";
 import { embeddingWindows } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
-import { SEGMENTATION_MODEL, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize-speakers.ts";
+import { SEGMENTATION_MODEL, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
 import { mergeRegions, speechRegions } from "../../src/pipeline/transcribe/vad.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";

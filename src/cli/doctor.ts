@@ -15,7 +15,7 @@ import { loadWhisperCpp } from "../inference/whisper-cpp.ts";
 import { chooseAsrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
 import { chooseAsrModel } from "../pipeline/transcribe/asr-model.ts";
 import { checkVadEngine } from "../pipeline/transcribe/vad-engine.ts";
-import { SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize-speakers.ts";
+import { SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize.ts";
 import { PIPELINE_OPTIONAL_MODELS } from "../pipeline/pipeline-models.ts";
 import { setLogLevel } from "../log.ts";
 import { checkSpeakerEngine } from "../pipeline/transcribe/speaker-engine.ts";

@@ -5,7 +5,7 @@
  * missing one costs. The manifest's other optional entries are extras nothing loads unless asked.
  */
 import { DEFAULT_EMBEDDING_MODEL } from "../inference/embedder.ts";
-import { SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "./transcribe/diarize-speakers.ts";
+import { SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "./transcribe/diarize.ts";
 
 export const PIPELINE_OPTIONAL_MODELS: Readonly<Record<string, string>> = {
   [SPEAKER_EMBEDDING_MODEL]: "speaker labels from MFCC clustering instead (DER 54.2 % against 31.0 % on the AMI meeting openings)",

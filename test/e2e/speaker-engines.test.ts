@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { openWav } from "../../src/media/wav.ts";
 import { cosine } from "../../src/pipeline/vector-math.ts";
 import { resolveModel } from "../../src/models/store.ts";
-import { labelSpeakers, SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize-speakers.ts";
+import { labelSpeakers, SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
 import { embeddingWindows } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";

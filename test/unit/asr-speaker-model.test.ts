@@ -13,7 +13,7 @@ import { pcmSource, readWav } from "../../src/media/wav.ts";
 import { findModel } from "../../src/models/manifest.ts";
 import { pull } from "../../src/models/pull.ts";
 import { ModelNotAvailableError, resolveModel } from "../../src/models/store.ts";
-import { labelSpeakers, SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize-speakers.ts";
+import { labelSpeakers, SEGMENTATION_MODEL, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
 import { mergeRegions } from "../../src/pipeline/transcribe/vad.ts";
 import { parseRttm } from "../../scripts/bench/asr-scoring.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";

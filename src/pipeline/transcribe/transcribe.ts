@@ -10,7 +10,7 @@ import { assertModelIntact, resolveModel } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { scratchDirSync } from "../../scratch.ts";
 import { speakerTimeline, type SpeakerTurn } from "./diarize-mfcc.ts";
-import { labelSpeakers } from "./diarize-speakers.ts";
+import { labelSpeakers } from "./diarize.ts";
 import { castOf, type SpeakersOption } from "./cast.ts";
 import { nameSpeakers } from "./names.ts";
 import { segmentsFromWords } from "./segments.ts";
