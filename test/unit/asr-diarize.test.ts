@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { averageLinkage, cosineDistance } from "../../src/pipeline/transcribe/diarize-cluster.ts";
 import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood } from "../../src/pipeline/transcribe/diarize-gaussian.ts";
 import { pitchAt, semitones } from "../../src/pipeline/transcribe/diarize-pitch.ts";
-import { changeCounts, diarizeWords, labelByFirstAppearance, medianRunSeconds, smoothLabels, speakerTimeline, speechChunks } from "../../src/pipeline/transcribe/diarize-mfcc.ts";
+import { changeCounts, diarizeWords, labelByFirstAppearance, medianRunSeconds, smoothLabels, speechChunks } from "../../src/pipeline/transcribe/diarize-mfcc.ts";
+import { speakerTimeline } from "../../src/pipeline/transcribe/speaker-turns.ts";
 import { mfcc } from "../../src/pipeline/transcribe/diarize-features.ts";
 import { pcmSource } from "../../src/media/wav.ts";
 

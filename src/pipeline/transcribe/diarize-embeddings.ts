@@ -5,7 +5,7 @@
  * Pure functions over plain vectors, so clustering and counting can be tested on constructed points.
  */
 import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
-import { TurnBuilder, type SpeakerTurn } from "./diarize-mfcc.ts";
+import { TurnBuilder, type SpeakerTurn } from "./speaker-turns.ts";
 import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
 import { mergeRegions, type Region } from "./vad.ts";
 

@@ -11,7 +11,7 @@
  * and knows which of its speakers overlap. A local speaker whose alone-frames do not clearly belong to
  * one voice is not named, and wherever the chunks name too few speakers the windows' timeline fills in.
  */
-import { TurnBuilder, type SpeakerTurn } from "./diarize-mfcc.ts";
+import { TurnBuilder, type SpeakerTurn } from "./speaker-turns.ts";
 
 /** One chunk of the segmentation model's output: its start (s) and, per frame, the powerset class (0-6). */
 export interface LocalChunk {

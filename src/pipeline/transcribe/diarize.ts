@@ -7,7 +7,8 @@
 import { log } from "../../log.ts";
 import { ModelNotAvailableError, resolveModel } from "../../models/store.ts";
 import type { PcmSource } from "../../media/wav.ts";
-import { diarizeWords, speakerTimeline, type SpeakerTurn } from "./diarize-mfcc.ts";
+import { diarizeWords } from "./diarize-mfcc.ts";
+import { speakerTimeline, type SpeakerTurn } from "./speaker-turns.ts";
 import { diarizeFromEmbeddings, embeddingWindows, type Window } from "./diarize-embeddings.ts";
 import type { LocalFrames } from "./diarize-local.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings, type SpeakerEngineChoice, type SpeakerEnginePlan } from "./speaker-engine.ts";

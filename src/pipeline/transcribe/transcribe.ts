@@ -9,7 +9,7 @@ import { asrDevice, runWorker, SpeechWorkerError } from "../../inference/speech-
 import { assertModelIntact, resolveModel } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { scratchDirSync } from "../../scratch.ts";
-import { speakerTimeline, type SpeakerTurn } from "./diarize-mfcc.ts";
+import { speakerTimeline, type SpeakerTurn } from "./speaker-turns.ts";
 import { labelSpeakers } from "./diarize.ts";
 import { castOf, type SpeakersOption } from "./cast.ts";
 import { nameSpeakers } from "./names.ts";

@@ -1,0 +1,61 @@
+/**
+ * The speaker turns every diarizer produces (the MFCC fallback, the neural embeddings, the local
+ * segmentation) and the transcript stores: who spoke from when to when.
+ */
+import type { Region } from "./vad.ts";
+
+export interface SpeakerTurn {
+  speaker: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Turns built a step at a time, several speakers at once (overlap): a step of a speaker that starts
+ * where that speaker's last turn ended extends it, any other starts a new turn. Turns come out in the
+ * order they began.
+ */
+export class TurnBuilder {
+  private readonly open = new Map<string, SpeakerTurn>();
+  readonly turns: SpeakerTurn[] = [];
+
+  add(speaker: string, start: number, end: number): void {
+    const last = this.open.get(speaker);
+    if (last && Math.abs(start - last.end) < 1e-6) last.end = end;
+    else {
+      const turn = { speaker, start, end };
+      this.open.set(speaker, turn);
+      this.turns.push(turn);
+    }
+  }
+}
+
+/**
+ * Who spoke when, over all detected speech rather than only the recognised words: each speech region is
+ * split between the speakers of the words inside it, at the middle of the pause where the speaker
+ * changes. Regions without words (laughter, crosstalk the recogniser skipped) stay unlabelled.
+ */
+export function speakerTimeline(regions: Region[], words: Array<{ start: number; end: number; speaker: string }>): SpeakerTurn[] {
+  const out: SpeakerTurn[] = [];
+  const push = (t: SpeakerTurn) => {
+    const last = out[out.length - 1];
+    if (last && last.speaker === t.speaker && t.start - last.end < 1e-6) last.end = Math.max(last.end, t.end);
+    else if (t.end > t.start) out.push(t);
+  };
+  let wi = 0;
+  for (const [a, b] of regions) {
+    while (wi < words.length && words[wi]!.end <= a) wi++;
+    const inside: typeof words = [];
+    for (let j = wi; j < words.length && words[j]!.start < b; j++) inside.push(words[j]!);
+    if (!inside.length) continue;
+    let start = Math.min(a, inside[0]!.start);
+    for (let j = 1; j < inside.length; j++) {
+      if (inside[j]!.speaker === inside[j - 1]!.speaker) continue;
+      const cut = (Math.min(inside[j - 1]!.end, inside[j]!.start) + inside[j]!.start) / 2;
+      push({ speaker: inside[j - 1]!.speaker, start, end: cut });
+      start = cut;
+    }
+    push({ speaker: inside[inside.length - 1]!.speaker, start, end: Math.max(b, inside[inside.length - 1]!.end) });
+  }
+  return out;
+}
