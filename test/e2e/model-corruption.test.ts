@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
 import { assertModelIntact, ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../../src/models/store.ts";
-import { implausiblyFewWords, transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
+import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
+import { implausiblyFewWords } from "../../src/pipeline/transcribe/recognise-worker.ts";
 import { speechWav } from "../helpers/speech.ts";
 
 let models: string;

@@ -1,12 +1,11 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { decodeToSpeechWav } from "../../media/decode-audio.ts";
 import { openWav } from "../../media/wav.ts";
 import { probeMedia } from "../../media/probe.ts";
 import { findModel } from "../../models/manifest.ts";
-import { asrDevice, runWorker, SpeechWorkerError } from "../../inference/speech-runtime.ts";
-import { assertModelIntact, resolveModel } from "../../models/store.ts";
+import { resolveModel } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { scratchDirSync } from "../../scratch.ts";
 import { speakerTimeline, type SpeakerTurn } from "./speaker-turns.ts";
@@ -20,6 +19,8 @@ import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
 import { chooseAsrEngine, ggmlModelFor, recogniseInProcess } from "./recognise-in-process.ts";
+import { recogniseInWorker, type AsrDevice, type AsrResult } from "./recognise-worker.ts";
+import { blameModelOnFailure } from "./blame-model.ts";
 import { vocabularyPrompt } from "./vocabulary.ts";
 import { correctNearMisses } from "./near-miss.ts";
 import { doubtfulStretches } from "./confidence.ts";
@@ -29,24 +30,6 @@ import { chooseAsrModel } from "./asr-model.ts";
 export { DEFAULT_ASR_MODEL } from "./asr-model.ts";
 
 const VAD_MODEL = "silero-vad";
-
-/**
- * Speech runs at two to three words a second; under one word per ten seconds of what the VAD calls
- * voice, over a stretch long enough to judge, the recogniser more likely failed than the speaker.
- */
-export function implausiblyFewWords(words: number, speechSeconds: number): boolean {
-  return speechSeconds >= 5 && words < speechSeconds * 0.1;
-}
-
-/** A worker that fails may have been fed a corrupted model: say so (ModelCorruptedError) if it was. */
-async function blameModelOnFailure<T>(model: string, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof SpeechWorkerError && !signal?.aborted) await assertModelIntact(model);
-    throw err;
-  }
-}
 
 const VAD_ENGINE_LABEL: Record<VadEngine, string> = { "onnxruntime-node": "in-process", "python-worker": "in the Python worker" };
 
@@ -84,20 +67,6 @@ export class TranscriptionError extends Error {
   }
 }
 
-/** Where the worker loaded the model (float16 on a CUDA GPU, else int8 on the CPU), and why it fell back. */
-interface AsrDevice {
-  device: "cpu" | "cuda";
-  compute_type: string;
-  warning?: string;
-}
-
-interface AsrResult {
-  language: string;
-  language_probability: number;
-  duration: number;
-  words: Array<{ word: string; start: number; end: number; p?: number }>;
-}
-
 /**
  * Speakers numbered again by first appearance in the words, then in the timeline (a voice the recogniser
  * found no words for): a merged one-word turn can remove a speaker or change who speaks first. One
@@ -118,11 +87,6 @@ export function keepingEverySpeaker(labelled: Word[], aligned: Word[]): Word[] {
   const lost = new Set(labelled.map((w) => w.speaker));
   for (const w of aligned) lost.delete(w.speaker);
   return lost.size ? aligned.map((w, i) => (lost.has(labelled[i]!.speaker) ? { ...w, speaker: labelled[i]!.speaker } : w)) : aligned;
-}
-
-/** The worker's prompt arguments: none without a prompt, so its command line is unchanged. */
-export function promptArgs(prompt: string | undefined): string[] {
-  return prompt ? ["--initial-prompt", prompt] : [];
 }
 
 /** Voice this long without a word, after a prompted run, means the prompt probably made Whisper skip it. */
@@ -203,30 +167,17 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
         result = { language: r.language, language_probability: 1, duration, words: r.words };
         opts.onStats?.("asr", r.usage);
       } else if (regions.length) {
-        // A file, not an argument: hours of regions outgrow the kernel's limit on one argument (128 KiB).
-        const regionsFile = join(work, "regions.json");
-        writeFileSync(regionsFile, JSON.stringify(regions));
-        const asrUsage = await blameModelOnFailure(modelName, opts.signal, () => runWorker(
-          ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(threads), "--beam", String(opts.beamSize ?? 1), "--device", asrDevice(), ...promptArgs(prompt)],
-          (m) => {
-            if (typeof m.progress === "number") report(m.progress);
-            if (m.device) {
-              device = m.device as AsrDevice;
-              if (device.warning) log.warn("speech recognition falls back to the CPU", { reason: device.warning });
-            }
-            if (m.result) result = m.result as AsrResult;
-          },
-          opts.signal,
-        ));
-        if (!result) throw new SpeechWorkerError("ASR worker returned no result");
-        opts.onStats?.("asr", asrUsage);
-        const speechSeconds = totalSeconds(regions);
-        if (implausiblyFewWords(result.words.length, speechSeconds)) {
-          // A model whose bytes changed in place still loads and decodes, but hears nothing: check
-          // its checksum before calling the media silent.
-          await assertModelIntact(modelName);
-          log.warn("few words for the voice activity found; the model is intact", { model: modelName, words: result.words.length, speechSeconds });
-        }
+        result = await recogniseInWorker(modelName, modelPath, wav, regions, {
+          workDir: work,
+          threads,
+          language,
+          beamSize: opts.beamSize,
+          prompt,
+          onProgress: report,
+          onDevice: (d) => (device = d),
+          onUsage: (usage) => opts.onStats?.("asr", usage),
+          signal: opts.signal,
+        });
       }
       return result;
     };
