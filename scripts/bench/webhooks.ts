@@ -9,7 +9,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKey } from "../../src/accounts/keys.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
-import { buildAppliance } from "../../src/app.ts";
+import { buildAppliance } from "../../src/appliance.ts";
 import { systemClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { setLogLevel } from "../../src/log.ts";

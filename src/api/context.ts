@@ -16,7 +16,7 @@ import type { FeedDeps } from "../feeds/service.ts";
 import type { ObjectStore } from "../storage/index.ts";
 import type { DiskReserve } from "../storage/disk-space.ts";
 
-/** Everything a request handler or worker needs, built once in src/app.ts (the composition root). */
+/** Everything a request handler or worker needs, built once in src/appliance.ts (the composition root). */
 export interface AppContext {
   config: Config;
   db: Db;

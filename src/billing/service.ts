@@ -20,7 +20,7 @@ export interface WebhookAnswer {
 
 /**
  * The billing service: wires the wallet into job submission and completion, runs top-ups through
- * their provider and mails receipts. Built once in the composition root (src/app.ts).
+ * their provider and mails receipts. Built once in the composition root (src/appliance.ts).
  */
 export class Billing {
   readonly stripe: StripeGateway | undefined;

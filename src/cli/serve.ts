@@ -1,4 +1,4 @@
-import { buildAppliance } from "../app.ts";
+import { buildAppliance } from "../appliance.ts";
 import { loadConfig, ROLES, type Config } from "../config.ts";
 import { log, setLogLevel } from "../log.ts";
 import { sweepDeadScratch } from "../scratch.ts";

@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ensureOrg } from "../accounts/orgs.ts";
-import { buildAppliance } from "../app.ts";
+import { buildAppliance } from "../appliance.ts";
 import { loadConfig } from "../config.ts";
 import { log, setLogLevel } from "../log.ts";
 import { sweepDeadScratch } from "../scratch.ts";

@@ -38,7 +38,7 @@ export interface World {
   close(): void;
 }
 
-/** A real database (the test back end) with the billing effects installed exactly as src/app.ts installs them. */
+/** A real database (the test back end) with the billing effects installed exactly as src/appliance.ts installs them. */
 export function world(opts: { config?: Partial<BillingConfig>; mailer?: Mailer; stripe?: StripeGateway } = {}): World {
   const dir = mkdtempSync(join(tmpdir(), "clipyard-billing-"));
   const location = testDbLocation(dir);

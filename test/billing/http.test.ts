@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKey } from "../../src/accounts/keys.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
-import { buildAppliance, type Appliance } from "../../src/app.ts";
+import { buildAppliance, type Appliance } from "../../src/appliance.ts";
 import { WalletSchema } from "../../src/billing/schema.ts";
 import { grantCredits } from "../../src/billing/topups.ts";
 import { ManualClock } from "../../src/clock.ts";

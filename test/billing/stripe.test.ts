@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Stripe from "stripe";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
-import { buildAppliance, type Appliance } from "../../src/app.ts";
+import { buildAppliance, type Appliance } from "../../src/appliance.ts";
 import { createTopup, listReceipts } from "../../src/billing/topups.ts";
 import { walletSummary } from "../../src/billing/wallet.ts";
 import { ManualClock } from "../../src/clock.ts";

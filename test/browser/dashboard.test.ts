@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
-import { buildAppliance, type Appliance } from "../../src/app.ts";
+import { buildAppliance, type Appliance } from "../../src/appliance.ts";
 import { loadConfig } from "../../src/config.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
 import type { StoredOutput } from "../../src/pipeline/output.ts";

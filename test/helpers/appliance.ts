@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKey } from "../../src/accounts/keys.ts";
 import { ensureOrg } from "../../src/accounts/orgs.ts";
-import { buildAppliance, type Appliance } from "../../src/app.ts";
+import { buildAppliance, type Appliance } from "../../src/appliance.ts";
 import { systemClock, type Clock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { testDbEnv } from "./db.ts";

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
-import { buildAppliance } from "../../src/app.ts";
+import { buildAppliance } from "../../src/appliance.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDb, tx } from "../../src/db/client.ts";
 import { migrations } from "../../src/db/migrations.ts";
