@@ -24,7 +24,7 @@ import { basename, join, resolve } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { tryLoadEmbedder, type Embedder } from "../../src/inference/embedder.ts";
 import { checkClipEdges, checkCopy, type EdgeCheck } from "../../src/pipeline/highlights/editorial-check.ts";
-import { NoClipsError } from "../../src/pipeline/highlights/highlights.ts";
+import { NoClipsError } from "../../src/pipeline/highlights/select-clips.ts";
 import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
 import { buildShowNotes, notesSection } from "../../src/pipeline/highlights/shownotes.ts";
 import { DEFAULT_ASR_MODEL, transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { loadConfig } from "../config.ts";
 import { tryLoadEmbedder } from "../inference/embedder.ts";
-import { HighlightOptionsSchema, NoClipsError } from "../pipeline/highlights/highlights.ts";
+import { HighlightOptionsSchema, NoClipsError } from "../pipeline/highlights/select-clips.ts";
 import { audioFeaturesFromWav } from "../pipeline/highlights/audio.ts";
 import { planHighlights } from "../pipeline/highlights/plan.ts";
 import type { Transcript } from "../pipeline/types.ts";

@@ -9,7 +9,7 @@ import { newId, sha256Hex } from "../ids.ts";
 import { log } from "../log.ts";
 import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "../pipeline/render/captions.ts";
 import { snapToSentenceEdges } from "../pipeline/highlights/clip-bounds.ts";
-import { copyForSpan, type SpanCopy } from "../pipeline/highlights/highlights.ts";
+import { copyForSpan, type SpanCopy } from "../pipeline/highlights/select-clips.ts";
 import { checkpointTranscript } from "../pipeline/render/rerender.ts";
 import type { ClipFormat } from "../pipeline/render/render.ts";
 import { jobOutputDir, outputFiles, parseFileRef, type StoredClip, type StoredOutput } from "../pipeline/output.ts";

@@ -6,7 +6,7 @@ import { SOURCE_TYPES } from "./source-url.ts";
 import { VocabularySchema } from "./vocabulary-schema.ts";
 import { LANGUAGE_OPTIONS } from "../pipeline/language/languages.ts";
 import { BoundedUrlSchema, MAX_URL_LENGTH } from "../net/url-bounds.ts";
-import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../pipeline/highlights/highlights.ts";
+import { CLIP_WINDOW_MESSAGE, clipWindowIsValid, DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, HighlightOptionsFields } from "../pipeline/highlights/select-clips.ts";
 
 // The highlight stage owns its option bounds; the API takes them without defaults, so options echo
 // exactly what the caller sent.

@@ -14,7 +14,7 @@ import { acquire, sharedUploadFileName, uploadedFileName } from "./acquire.ts";
 import type { ObjectStore } from "../storage/index.ts";
 import { DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./render/captions.ts";
 import { captionRefs, exportRefs, writeExports, type ExportFiles } from "./exports.ts";
-import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights/highlights.ts";
+import { DEFAULT_CLIP_COUNT, DEFAULT_MAX_CLIP_SECONDS, DEFAULT_MIN_CLIP_SECONDS, NoClipsError } from "./highlights/select-clips.ts";
 import { audioFeaturesFromWav } from "./highlights/audio.ts";
 import { planHighlights } from "./highlights/plan.ts";
 import { strengthenPunctuation } from "./highlights/redecode.ts";

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
-import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
+import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
 import { redecodeWindows, strengthenPunctuation, weakWindows } from "../../src/pipeline/highlights/redecode.ts";
 import { splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import type { Transcript } from "../../src/pipeline/types.ts";

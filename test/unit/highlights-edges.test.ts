@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { checkClipEdges, checkCopy, incompleteSentence, isCompleteText, locateText } from "../../src/pipeline/highlights/editorial-check.ts";
-import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
+import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
 import { isSentenceEnd, isSentenceStart, MIN_SENTENCE_PAUSE, timingsShowNoPauses } from "../../src/pipeline/highlights/sentence-edges.ts";
 import { joinWords, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import type { Word } from "../../src/pipeline/types.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { JobOptionsSchema } from "../../src/jobs/schema.ts";
 import { jobOptionsFromArgs } from "../../src/cli/job-options.ts";
 import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
+import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
 import { analyzeSentence } from "../../src/pipeline/highlights/nlp.ts";
 import { joinWords, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import { buildShowNotes, notesSection } from "../../src/pipeline/highlights/shownotes.ts";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
 import { completionsUrl } from "../../src/inference/llm-chat.ts";
 import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
+import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
 import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { selectClips } from "../../src/pipeline/highlights/highlights.ts";
+import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
 import { buildShowNotes, formatTimestamp, notesSection } from "../../src/pipeline/highlights/shownotes.ts";
 import { INTERVIEW_FIXTURE, SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
 import { testShared } from "../helpers/shared.ts";

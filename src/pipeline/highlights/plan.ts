@@ -9,7 +9,7 @@ import type { Embedder } from "../../inference/embedder.ts";
 import { log } from "../../log.ts";
 import { analyzeTranscript, type EpisodeAnalysis } from "./analysis.ts";
 import type { ChatConfig } from "../../inference/llm-chat.ts";
-import { DEFAULT_CLIP_COUNT, selectClips, type SelectClipsOptions } from "./highlights.ts";
+import { DEFAULT_CLIP_COUNT, selectClips, type SelectClipsOptions } from "./select-clips.ts";
 import { editWithLlm, LlmEditError } from "./llm-editor.ts";
 import { splitSentences } from "./sentences.ts";
 import { buildShowNotes, type ShowNotesOptions } from "./shownotes.ts";
