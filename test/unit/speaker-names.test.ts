@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { nameSpeakers } from "../../src/pipeline/transcribe/names.ts";
+import { nameSpeakers } from "../../src/pipeline/transcribe/speaker-names.ts";
 import { castOf, speakersArg, speakersFromFlag } from "../../src/pipeline/transcribe/cast.ts";
 
 /** Turns one after another, a second apart, so each answer follows its question straight away. */

@@ -1,7 +1,7 @@
 /**
  * A known count or cast of speakers (job option `speakers`): a number forces the clustering to that
  * many voices; a list of names does too, and names them. Names go to voices by what the conversation
- * says first (names.ts), and the rest by order of first speech, the order a host usually opens in.
+ * says first (speaker-names.ts), and the rest by order of first speech, the order a host usually opens in.
  */
 import { z } from "zod";
 

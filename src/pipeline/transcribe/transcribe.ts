@@ -11,7 +11,7 @@ import { scratchDirSync } from "../../scratch.ts";
 import { speakerTimeline, type SpeakerTurn } from "./speaker-turns.ts";
 import { labelSpeakers } from "./diarize.ts";
 import { castOf, type SpeakersOption } from "./cast.ts";
-import { nameSpeakers } from "./names.ts";
+import { nameSpeakers } from "./speaker-names.ts";
 import { segmentsFromWords } from "./segments.ts";
 import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "../types.ts";
