@@ -2,7 +2,7 @@ import { isoUtc } from "../clock.ts";
 import type { JobRow } from "../db/schema.ts";
 import type { Clip, Job } from "./schema.ts";
 import { clipCaptionStyle, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
-import { shareToken } from "./share.ts";
+import { shareToken } from "./share-tokens.ts";
 
 export interface PresentContext {
   publicUrl: string;

@@ -3,7 +3,7 @@ import { type Db, tx } from "../db/client.ts";
 import type { JobRow } from "../db/schema.ts";
 import type { JobErrorCode } from "../errors.ts";
 import type { StoredOutput } from "../pipeline/output.ts";
-import { shareToken, shareTokenHash } from "./share.ts";
+import { shareToken, shareTokenHash } from "./share-tokens.ts";
 import { markComplete, markFailed, type JobStatus } from "./store.ts";
 
 /**

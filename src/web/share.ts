@@ -6,7 +6,7 @@ import { isoUtc } from "../clock.ts";
 import { jobOutputDir, parseFileRef, outputFiles, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { reviewClip } from "../jobs/review.ts";
 import { readForm } from "./dashboard/router.ts";
-import { shareTokenHash } from "../jobs/share.ts";
+import { shareTokenHash } from "../jobs/share-tokens.ts";
 import { getJobByShareHash } from "../jobs/store.ts";
 import { fixturePath } from "../sandbox/fixtures.ts";
 import { esc, fmtTime, htmlSecurityHeaders, page } from "./html.ts";
