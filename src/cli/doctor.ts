@@ -7,7 +7,7 @@ import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { ytdlpCommand, VENDORED_YTDLP } from "../media/youtube.ts";
 import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
-import { capture } from "../capture.ts";
+import { capture } from "../run-command.ts";
 import { describePackages, speechRuntimeStatus } from "../inference/speech-runtime-status.ts";
 import { cudaStatus, INSTALL_COMMAND } from "../inference/speech-runtime.ts";
 import { modelDir, resolveModel } from "../models/store.ts";

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 // Imported as text so `bun build --compile` carries the pins: a binary user has no checkout to read them from.
 import pinnedRequirements from "../../scripts/setup/asr-requirements.txt" with { type: "text" };
 import pinnedGpuRequirements from "../../scripts/setup/asr-gpu-requirements.txt" with { type: "text" };
-import { capture } from "../capture.ts";
+import { capture } from "../run-command.ts";
 import { sha256Hex } from "../ids.ts";
 import { cudaStatus, venvPython } from "./speech-runtime.ts";
 

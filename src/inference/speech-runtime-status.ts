@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { capture } from "../capture.ts";
+import { capture } from "../run-command.ts";
 import { COMPILED } from "../config.ts";
 import { GPU_REQUIREMENTS_SHA256, installedGpuRequirementsSha256, installedRequirementsSha256, REQUIREMENTS_SHA256 } from "./speech-runtime-install.ts";
 import { configuredSpeechPython, INSTALL_COMMAND, speechRuntimeDir, venvPython } from "./speech-runtime.ts";

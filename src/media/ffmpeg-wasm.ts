@@ -12,7 +12,7 @@ import corePackage from "@ffmpeg/core/package.json" with { type: "json" };
 // Imported as files so `bun build --compile` embeds the core in the binary; the glue is imported
 // dynamically below, so a native-ffmpeg process never evaluates it.
 import coreWasmPath from "@ffmpeg/core/wasm" with { type: "file" };
-import type { Captured as RunResult } from "../capture.ts";
+import type { Captured as RunResult } from "../run-command.ts";
 
 export const WASM_CORE_PACKAGE = "@ffmpeg/core";
 

@@ -5,7 +5,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { closeSync, existsSync, openSync, statSync, writeSync } from "node:fs";
-import type { Captured } from "../capture.ts";
+import type { Captured } from "../run-command.ts";
 import { loadConfig } from "../config.ts";
 import { diesWithAppliance } from "../children.ts";
 import { runWasm } from "./ffmpeg-wasm.ts";
