@@ -4,7 +4,7 @@
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { diesWithAppliance } from "../children.ts";
+import { diesWithAppliance } from "../dies-with-appliance.ts";
 import { scratchDir } from "../scratch.ts";
 import { ffmpeg, findNativeFfmpeg, mediaInput } from "./ffmpeg.ts";
 

@@ -7,7 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import { closeSync, existsSync, openSync, statSync, writeSync } from "node:fs";
 import type { Captured } from "../run-command.ts";
 import { loadConfig } from "../config.ts";
-import { diesWithAppliance } from "../children.ts";
+import { diesWithAppliance } from "../dies-with-appliance.ts";
 import { runWasm } from "./ffmpeg-wasm.ts";
 
 export interface FfmpegBinaries {

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { diesWithAppliance } from "../children.ts";
+import { diesWithAppliance } from "../dies-with-appliance.ts";
 import { ROOT_DIR } from "../config.ts";
 
 export class YoutubeError extends Error {}
