@@ -12,7 +12,7 @@ import { describePackages, speechRuntimeStatus } from "../inference/speech-runti
 import { cudaStatus, INSTALL_COMMAND } from "../inference/speech-runtime.ts";
 import { modelDir, resolveModel } from "../models/store.ts";
 import { loadWhisperCpp } from "../inference/whisper-cpp.ts";
-import { chooseAsrEngine } from "../pipeline/transcribe/recognise-in-process.ts";
+import { chooseAsrEngine } from "../pipeline/transcribe/asr-engine.ts";
 import { chooseAsrModel } from "../pipeline/transcribe/asr-model.ts";
 import { checkVadEngine } from "../pipeline/transcribe/vad-engine.ts";
 import { SPEAKER_EMBEDDING_MODEL } from "../pipeline/transcribe/diarize.ts";

@@ -3,7 +3,7 @@ import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
 import { ensureDerived } from "../models/derived.ts";
 import { pull } from "../models/pull.ts";
-import { inProcessModelFor } from "../pipeline/transcribe/recognise-in-process.ts";
+import { inProcessModelFor } from "../pipeline/transcribe/asr-engine.ts";
 import { missingCost, PIPELINE_OPTIONAL_MODELS } from "../pipeline/pipeline-models.ts";
 import { fileState, modelDir, stampVerified } from "../models/store.ts";
 import { join } from "node:path";

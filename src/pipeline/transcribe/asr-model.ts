@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { cpus } from "node:os";
 import { configuredSpeechPython, asrDevice } from "../../inference/speech-runtime.ts";
 import { resolveModel } from "../../models/store.ts";
-import { inProcessModelFor } from "./recognise-in-process.ts";
+import { inProcessModelFor } from "./asr-engine.ts";
 
 export const DEFAULT_ASR_MODEL = "whisper-base";
 
