@@ -6,9 +6,9 @@
  */
 import type { PcmSource } from "../media/wav.ts";
 import { FBANK_BINS, FBANK_SAMPLE_RATE, fbank, fbankFrames } from "../media/fbank.ts";
-import type { Ort } from "./onnx-runtime.ts";
-import { OnnxGraph } from "./onnx-graph.ts";
-import { loadStateDict, type Tensor } from "./torch-checkpoint.ts";
+import type { Ort } from "./onnx/runtime.ts";
+import { OnnxGraph } from "./onnx/graph.ts";
+import { loadStateDict, type Tensor } from "./onnx/torch-checkpoint.ts";
 
 export const EMBEDDING_DIM = 192;
 /** Windows of equal length run as one batch of at most this many (the worker's batch). */

@@ -5,9 +5,9 @@
  * verified PyTorch checkpoint and run by onnxruntime-node.
  */
 import type { PcmSource } from "../media/wav.ts";
-import type { Ort } from "./onnx-runtime.ts";
-import { OnnxGraph } from "./onnx-graph.ts";
-import { loadStateDict, type Tensor } from "./torch-checkpoint.ts";
+import type { Ort } from "./onnx/runtime.ts";
+import { OnnxGraph } from "./onnx/graph.ts";
+import { loadStateDict, type Tensor } from "./onnx/torch-checkpoint.ts";
 
 export const SEGMENTATION_SAMPLE_RATE = 16000;
 /** The 10 s the model was trained on. */

@@ -3,7 +3,7 @@
  * `vad` command (src/inference/python/asr_worker.py run_vad), so either engine yields the same speech
  * probabilities for the same verified silero_vad.onnx.
  */
-import type { Ort } from "./onnx-runtime.ts";
+import type { Ort } from "./onnx/runtime.ts";
 
 import type { PcmSource } from "../media/wav.ts";
 

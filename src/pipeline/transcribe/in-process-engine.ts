@@ -4,7 +4,7 @@
  * (`CLIPYARD_SPEAKER_ENGINE`): `auto` runs in-process when the addon loads, else in the worker;
  * `onnxruntime` runs in-process or fails; `python` always runs the worker.
  */
-import { loadOnnxRuntime, type Ort } from "../../inference/onnx-runtime.ts";
+import { loadOnnxRuntime, type Ort } from "../../inference/onnx/runtime.ts";
 
 export type InProcessEngine = "onnxruntime-node" | "python-worker";
 export type InProcessChoice = "auto" | "onnxruntime" | "python";

@@ -4,7 +4,7 @@
  * (test/e2e/vad-engines.test.ts), so the choice changes cost and dependencies, never the result.
  */
 import { pcmSource, type PcmSource } from "../../media/wav.ts";
-import type { Ort } from "../../inference/onnx-runtime.ts";
+import type { Ort } from "../../inference/onnx/runtime.ts";
 import { SILERO_SAMPLE_RATE, SileroVad, type SpeechProbabilities } from "../../inference/silero-vad.ts";
 import { runWorker, SpeechWorkerError, type WorkerUsage } from "../../inference/speech-runtime.ts";
 import { inProcessChoice, planInProcess, type InProcessChoice, type InProcessEngine } from "./in-process-engine.ts";
