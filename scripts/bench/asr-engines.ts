@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { pcmSource, readWav } from "../../src/media/wav.ts";
 import { ensureDerived } from "../../src/models/derived.ts";
-import { speechPython, workerScript } from "../../src/inference/speech-runtime.ts";
+import { speechPython, workerScript } from "../../src/inference/speech-runtime/runtime.ts";
 import { resolveModel } from "../../src/models/store.ts";
 import { diarizeWords } from "../../src/pipeline/transcribe/diarize-mfcc.ts";
 import { speakerTimeline } from "../../src/pipeline/transcribe/speaker-turns.ts";

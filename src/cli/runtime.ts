@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { installSpeechRuntime, SpeechRuntimeInstallError } from "../inference/speech-runtime-install.ts";
-import { describePackages, speechRuntimeStatus, type SpeechRuntimeStatus } from "../inference/speech-runtime-status.ts";
-import { speechRuntimeDir } from "../inference/speech-runtime.ts";
+import { installSpeechRuntime, SpeechRuntimeInstallError } from "../inference/speech-runtime/install.ts";
+import { describePackages, speechRuntimeStatus, type SpeechRuntimeStatus } from "../inference/speech-runtime/status.ts";
+import { speechRuntimeDir } from "../inference/speech-runtime/runtime.ts";
 import { parseArgs } from "./args.ts";
 
 const USAGE = `usage:

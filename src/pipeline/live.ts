@@ -8,7 +8,7 @@ import { DecodedTooLongError, decodeToSpeechWav } from "../media/decode-audio.ts
 import { decodedTooLongMessage } from "./decoded-length.ts";
 import { detectEngine } from "../media/ffmpeg-engine.ts";
 import { tryLoadEmbedder, type Embedder } from "../inference/embedder.ts";
-import { SpeechRuntimeMissingError } from "../inference/speech-runtime.ts";
+import { SpeechRuntimeMissingError } from "../inference/speech-runtime/runtime.ts";
 import { ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../models/store.ts";
 import { acquire, sharedUploadFileName, uploadedFileName } from "./acquire.ts";
 import type { ObjectStore } from "../storage/index.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { GPU_REQUIREMENTS_SHA256 } from "../../src/inference/speech-runtime-install.ts";
+import { GPU_REQUIREMENTS_SHA256 } from "../../src/inference/speech-runtime/install.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 import { testShared } from "../helpers/shared.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/inference/speech-runtime-install.ts";
+import { REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/inference/speech-runtime/install.ts";
 
 /** `clipyard runtime …` as the real CLI process. */
 const ROOT = resolve(import.meta.dir, "../..");

@@ -12,7 +12,7 @@ import { readWav } from "../../src/media/wav.ts";
 import { ct2ToGgmlChunks, melFilters } from "../../src/models/ct2-to-ggml.ts";
 import { ensureDerived } from "../../src/models/derived.ts";
 import { findDerived } from "../../src/models/manifest.ts";
-import { runWorker, speechPython } from "../../src/inference/speech-runtime.ts";
+import { runWorker, speechPython } from "../../src/inference/speech-runtime/runtime.ts";
 import { fileState, modelDir, resolveModel } from "../../src/models/store.ts";
 import { recogniseWithWhisperCpp, wordsFromTokenSegments } from "../../src/inference/whisper-cpp.ts";
 import { wordErrorRate } from "../../scripts/bench/asr-scoring.ts";

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { speechPython } from "../../src/inference/speech-runtime.ts";
+import { speechPython } from "../../src/inference/speech-runtime/runtime.ts";
 
-const WORKER_DIR = resolve(import.meta.dir, "../../src/inference/python");
+const WORKER_DIR = resolve(import.meta.dir, "../../src/inference/speech-runtime/python");
 
 /**
  * Runs `code` in the speech runtime's Python with the speech worker importable as `w`, and returns

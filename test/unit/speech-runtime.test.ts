@@ -3,9 +3,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
-import { configuredSpeechPython, SpeechRuntimeMissingError, speechPython, speechRuntimeDir } from "../../src/inference/speech-runtime.ts";
-import { installSpeechRuntime, isUpToDate, lockRuntime, REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/inference/speech-runtime-install.ts";
-import { speechRuntimeStatus } from "../../src/inference/speech-runtime-status.ts";
+import { configuredSpeechPython, SpeechRuntimeMissingError, speechPython, speechRuntimeDir } from "../../src/inference/speech-runtime/runtime.ts";
+import { installSpeechRuntime, isUpToDate, lockRuntime, REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/inference/speech-runtime/install.ts";
+import { speechRuntimeStatus } from "../../src/inference/speech-runtime/status.ts";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "clipyard-runtime-test-"));
 

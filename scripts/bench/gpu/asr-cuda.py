@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 Recognition on CUDA against the same machine's CPU, through the appliance's own worker
-(src/inference/python/asr_worker.py `asr`, the command `clipyard transcribe` runs), on a GPU machine
+(src/inference/speech-runtime/python/asr_worker.py `asr`, the command `clipyard transcribe` runs), on a GPU machine
 with no network, no Bun and no project packages.
 
 Inputs (PAYLOAD_DIR): the 10-minute episode of the job bench (the two-speaker call looped), already

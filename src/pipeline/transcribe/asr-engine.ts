@@ -4,7 +4,7 @@
  * ggml file the latter needs. asr-model.ts picks the model; this picks the engine.
  */
 import { existsSync } from "node:fs";
-import { configuredSpeechPython } from "../../inference/speech-runtime.ts";
+import { configuredSpeechPython } from "../../inference/speech-runtime/runtime.ts";
 import { loadWhisperCpp } from "../../inference/whisper-cpp.ts";
 
 /** A recogniser: CTranslate2 in the Python speech worker, or whisper.cpp in this process. */

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";
-import { configuredSpeechPython, asrDevice } from "../../inference/speech-runtime.ts";
+import { configuredSpeechPython, asrDevice } from "../../inference/speech-runtime/runtime.ts";
 import { resolveModel } from "../../models/store.ts";
 import { inProcessModelFor } from "./asr-engine.ts";
 

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 // Imported as text so `bun build --compile` carries the pins: a binary user has no checkout to read them from.
-import pinnedRequirements from "../../scripts/setup/asr-requirements.txt" with { type: "text" };
-import pinnedGpuRequirements from "../../scripts/setup/asr-gpu-requirements.txt" with { type: "text" };
-import { capture } from "../run-command.ts";
-import { sha256Hex } from "../ids.ts";
-import { cudaStatus, venvPython } from "./speech-runtime.ts";
+import pinnedRequirements from "../../../scripts/setup/asr-requirements.txt" with { type: "text" };
+import pinnedGpuRequirements from "../../../scripts/setup/asr-gpu-requirements.txt" with { type: "text" };
+import { capture } from "../../run-command.ts";
+import { sha256Hex } from "../../ids.ts";
+import { cudaStatus, venvPython } from "./runtime.ts";
 
 export const REQUIREMENTS: string = pinnedRequirements;
 /** Same digest `sha256sum scripts/setup/asr-requirements.txt` gives, so runtimes stamped by older setups stay current. */

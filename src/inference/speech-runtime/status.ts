@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { capture } from "../run-command.ts";
-import { COMPILED } from "../config.ts";
-import { GPU_REQUIREMENTS_SHA256, installedGpuRequirementsSha256, installedRequirementsSha256, REQUIREMENTS_SHA256 } from "./speech-runtime-install.ts";
-import { configuredSpeechPython, INSTALL_COMMAND, speechRuntimeDir, venvPython } from "./speech-runtime.ts";
+import { capture } from "../../run-command.ts";
+import { COMPILED } from "../../config.ts";
+import { GPU_REQUIREMENTS_SHA256, installedGpuRequirementsSha256, installedRequirementsSha256, REQUIREMENTS_SHA256 } from "./install.ts";
+import { configuredSpeechPython, INSTALL_COMMAND, speechRuntimeDir, venvPython } from "./runtime.ts";
 
 /**
  * ready: imports work and the stamp matches the embedded requirements (or the Python is the operator's own);

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { diesWithAppliance } from "../dies-with-appliance.ts";
-import { COMPILED, loadConfig } from "../config.ts";
+import { diesWithAppliance } from "../../dies-with-appliance.ts";
+import { COMPILED, loadConfig } from "../../config.ts";
 import embeddedWorker from "./python/asr_worker.py" with { type: "file" };
 
 /**
