@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveModel } from "../../src/models/store.ts";
 import { openWav } from "../../src/media/wav.ts";
-import { runWorker } from "../../src/inference/speech-runtime/runtime.ts";
+import { runWorker } from "../../src/inference/speech-runtime/worker.ts";
 import { embeddingWindows } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
 import { SEGMENTATION_MODEL, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";

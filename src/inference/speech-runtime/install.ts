@@ -5,7 +5,8 @@ import pinnedRequirements from "../../../scripts/setup/asr-requirements.txt" wit
 import pinnedGpuRequirements from "../../../scripts/setup/asr-gpu-requirements.txt" with { type: "text" };
 import { capture } from "../../run-command.ts";
 import { sha256Hex } from "../../ids.ts";
-import { cudaStatus, venvPython } from "./runtime.ts";
+import { venvPython } from "./runtime.ts";
+import { cudaStatus } from "./worker.ts";
 
 export const REQUIREMENTS: string = pinnedRequirements;
 /** Same digest `sha256sum scripts/setup/asr-requirements.txt` gives, so runtimes stamped by older setups stay current. */

@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { findModel } from "../../models/manifest.ts";
-import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime/runtime.ts";
+import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime/worker.ts";
 import { resolveModel } from "../../models/store.ts";
 import { isSpokenWord } from "./sentence-edges.ts";
 import { splitSentences } from "./sentences.ts";

@@ -6,7 +6,8 @@
  */
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";
-import { configuredSpeechPython, asrDevice } from "../../inference/speech-runtime/runtime.ts";
+import { configuredSpeechPython } from "../../inference/speech-runtime/runtime.ts";
+import { asrDevice } from "../../inference/speech-runtime/worker.ts";
 import { resolveModel } from "../../models/store.ts";
 import { inProcessModelFor } from "./asr-engine.ts";
 

@@ -1,4 +1,4 @@
-import { SpeechWorkerError } from "../../inference/speech-runtime/runtime.ts";
+import { SpeechWorkerError } from "../../inference/speech-runtime/worker.ts";
 import { assertModelIntact } from "../../models/store.ts";
 
 /** A worker that fails may have been fed a corrupted model: say so (ModelCorruptedError) if it was. */

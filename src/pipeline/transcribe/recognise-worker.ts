@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { asrDevice, runWorker, SpeechWorkerError, type WorkerUsage } from "../../inference/speech-runtime/runtime.ts";
+import { asrDevice, runWorker, SpeechWorkerError, type WorkerUsage } from "../../inference/speech-runtime/worker.ts";
 import { assertModelIntact } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { blameModelOnFailure } from "./blame-model.ts";

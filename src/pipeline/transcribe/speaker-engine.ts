@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CamPlusPlus } from "../../inference/campplus.ts";
 import { Segmentation, type SegmentationProbabilities } from "../../inference/segmentation.ts";
-import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime/runtime.ts";
+import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime/worker.ts";
 import { pcmSource, type PcmSource } from "../../media/wav.ts";
 import { inProcessChoice, planInProcess, type InProcessChoice, type InProcessEngine, type InProcessPlan } from "./in-process-engine.ts";
 

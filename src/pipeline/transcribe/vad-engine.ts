@@ -6,7 +6,7 @@
 import { pcmSource, type PcmSource } from "../../media/wav.ts";
 import type { Ort } from "../../inference/onnx/runtime.ts";
 import { SILERO_SAMPLE_RATE, SileroVad, type SpeechProbabilities } from "../../inference/silero-vad.ts";
-import { runWorker, SpeechWorkerError, type WorkerUsage } from "../../inference/speech-runtime/runtime.ts";
+import { runWorker, SpeechWorkerError, type WorkerUsage } from "../../inference/speech-runtime/worker.ts";
 import { inProcessChoice, planInProcess, type InProcessChoice, type InProcessEngine } from "./in-process-engine.ts";
 import { log } from "../../log.ts";
 
