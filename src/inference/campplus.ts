@@ -1,6 +1,6 @@
 /**
  * 3D-Speaker CAM++ speaker embeddings in this process: the network of the speech worker's `campplus()`
- * (src/inference/speech-runtime/python/asr_worker.py) as an ONNX graph built in memory from the verified PyTorch
+ * (src/inference/speech-runtime/python/campplus.py) as an ONNX graph built in memory from the verified PyTorch
  * checkpoint, run by onnxruntime-node. Batch norms after a convolution are folded into its weights;
  * the rest become Mul/Add, so the graph is plain Conv/Relu/Sigmoid/pooling that ONNX Runtime runs fast.
  */

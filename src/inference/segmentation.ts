@@ -1,7 +1,7 @@
 /**
  * pyannote segmentation-3.0 (PyanNet: SincNet, four bidirectional LSTM layers, a 7-class powerset
  * output) in this process: the network of the speech worker's `segmentation()` and the chunking of its
- * `run_segment` (src/inference/speech-runtime/python/asr_worker.py), as an ONNX graph built in memory from the
+ * `run_segment` (src/inference/speech-runtime/python/segmentation.py), as an ONNX graph built in memory from the
  * verified PyTorch checkpoint and run by onnxruntime-node.
  */
 import type { PcmSource } from "../media/wav.ts";

@@ -1,6 +1,6 @@
 /**
  * Silero VAD v5 in this process through ONNX Runtime: the same computation as the Python worker's
- * `vad` command (src/inference/speech-runtime/python/asr_worker.py run_vad), so either engine yields the same speech
+ * `vad` command (src/inference/speech-runtime/python/vad.py run_vad), so either engine yields the same speech
  * probabilities for the same verified silero_vad.onnx.
  */
 import type { Ort } from "./onnx/runtime.ts";

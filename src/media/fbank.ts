@@ -2,7 +2,7 @@
  * Kaldi-compatible log mel filterbank, the features CAM++ was trained on: 25 ms frames every 10 ms,
  * povey window, DC removal, pre-emphasis 0.97, 512-point FFT, 80 mel bins from 20 Hz to Nyquist, no
  * dither, then each bin's mean over the window removed. The same computation as `fbank()` in the
- * speech worker (src/inference/speech-runtime/python/asr_worker.py), in float64 like its numpy code.
+ * speech worker (src/inference/speech-runtime/python/fbank.py), in float64 like its numpy code.
  */
 import { fftInPlace } from "./fft.ts";
 

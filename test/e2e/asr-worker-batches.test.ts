@@ -1,4 +1,4 @@
-/** The speech worker's batching of speech regions (asr_worker.py speech_batches), run in the speech runtime's Python. */
+/** The speech worker's batching of speech regions (asr.py speech_batches), run in the speech runtime's Python. */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { speechPython } from "../../src/inference/speech-runtime/runtime.ts";
@@ -6,7 +6,7 @@ import { speechPython } from "../../src/inference/speech-runtime/runtime.ts";
 const WORKER_DIR = join(import.meta.dir, "../../src/inference/speech-runtime/python");
 
 function batches(regions: [number, number][], totalSamples: number, batchSamples: number): [number, number][][] {
-  const code = `import json, sys; sys.path.insert(0, ${JSON.stringify(WORKER_DIR)}); import asr_worker as w; print(json.dumps(w.speech_batches(json.loads(sys.argv[1]), ${totalSamples}, ${batchSamples})))`;
+  const code = `import json, sys; sys.path.insert(0, ${JSON.stringify(WORKER_DIR)}); import asr as w; print(json.dumps(w.speech_batches(json.loads(sys.argv[1]), ${totalSamples}, ${batchSamples})))`;
   const r = Bun.spawnSync([speechPython(), "-c", code, JSON.stringify(regions)]);
   if (r.exitCode !== 0) throw new Error(r.stderr.toString());
   return JSON.parse(r.stdout.toString());

@@ -17,10 +17,11 @@ describeShared("Kaldi fbank", () => {
   const spans: [number, number][] = [[16000, 24000], [48000, 208000], [100003, 100003 + 7777], [5000, 5300]];
 
   test("matches the worker's numpy fbank on the phone call (max abs diff < 5e-4 in log energy; measured 5e-5)", () => {
-    const ref = workerPython<number[][][]>(`
-wav = w.open_wav(${JSON.stringify(CALL)})
+    const ref = workerPython<number[][][]>("fbank", `
+import worker_io
+wav = worker_io.open_wav(${JSON.stringify(CALL)})
 spans = ${JSON.stringify(spans)}
-print(json.dumps([w.fbank(w.read_samples(wav, a, a + n)).tolist() for a, n in spans]))
+print(json.dumps([w.fbank(worker_io.read_samples(wav, a, a + n)).tolist() for a, n in spans]))
 `);
     const audio = openWav(CALL);
     try {

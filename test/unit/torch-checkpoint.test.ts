@@ -25,7 +25,7 @@ interface Summary {
 }
 
 function pythonSummary(path: string, key?: string): Summary {
-  return workerPython<Summary>(`
+  return workerPython<Summary>("torch_checkpoint", `
 sd = w.load_state_dict(${JSON.stringify(path)})
 ${key ? `sd = sd[${JSON.stringify(key)}]` : ""}
 names = [k for k, v in sd.items() if isinstance(v, np.ndarray)]
@@ -74,7 +74,7 @@ describe("PyTorch checkpoint reader", () => {
     const deflated = join(work, "deflated.bin");
     const marker = join(work, "ran");
     const evil = join(work, "evil.pt");
-    workerPython(`
+    workerPython("torch_checkpoint", `
 import zipfile, pickle, os
 src = zipfile.ZipFile(${JSON.stringify(segmentation())})
 with zipfile.ZipFile(${JSON.stringify(deflated)}, "w", zipfile.ZIP_DEFLATED) as out:

@@ -3,24 +3,59 @@
  * runtime, printing JSON lines.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { diesWithAppliance } from "../../dies-with-appliance.ts";
 import { COMPILED } from "../../config.ts";
 import { speechPython } from "./runtime.ts";
-import embeddedWorker from "./python/asr_worker.py" with { type: "file" };
+import asrWorker from "./python/asr_worker.py" with { type: "file" };
+import asr from "./python/asr.py" with { type: "file" };
+import campplus from "./python/campplus.py" with { type: "file" };
+import fbank from "./python/fbank.py" with { type: "file" };
+import numpyLayers from "./python/numpy_layers.py" with { type: "file" };
+import segmentation from "./python/segmentation.py" with { type: "file" };
+import torchCheckpoint from "./python/torch_checkpoint.py" with { type: "file" };
+import vad from "./python/vad.py" with { type: "file" };
+import workerIo from "./python/worker_io.py" with { type: "file" };
+
+/** The worker's entry (asr_worker.py) and the task modules it imports, each embedded in the compiled binary. */
+const WORKER_FILES: Record<string, string> = {
+  "asr_worker.py": asrWorker,
+  "asr.py": asr,
+  "campplus.py": campplus,
+  "fbank.py": fbank,
+  "numpy_layers.py": numpyLayers,
+  "segmentation.py": segmentation,
+  "torch_checkpoint.py": torchCheckpoint,
+  "vad.py": vad,
+  "worker_io.py": workerIo,
+};
 
 /**
- * The Python worker, embedded in the compiled binary; Python cannot read the binary's virtual
- * filesystem, so there it is copied out once to a temp file named by its content hash.
+ * The Python worker's entry script. Python cannot read the compiled binary's virtual filesystem, so
+ * there the worker's files are copied out once to a temp folder named by their content hash; the
+ * folder is filled under another name and renamed into place, so a second process never runs a
+ * half-written copy.
  */
 export function workerScript(): string {
-  if (!COMPILED) return embeddedWorker;
-  const text = readFileSync(embeddedWorker);
-  const path = join(tmpdir(), `clipyard-asr-worker-${createHash("sha256").update(text).digest("hex").slice(0, 16)}.py`);
-  if (!existsSync(path)) writeFileSync(path, text);
-  return path;
+  if (!COMPILED) return asrWorker;
+  const files = Object.entries(WORKER_FILES).map(([name, path]) => [name, readFileSync(path)] as const);
+  const hash = createHash("sha256");
+  for (const [name, text] of files) hash.update(`${name}\0${text.length}\0`).update(text);
+  const dir = join(tmpdir(), `clipyard-speech-worker-${hash.digest("hex").slice(0, 16)}`);
+  const entry = join(dir, "asr_worker.py");
+  if (existsSync(entry)) return entry;
+  const filling = mkdtempSync(`${dir}.`);
+  for (const [name, text] of files) writeFileSync(join(filling, name), text);
+  try {
+    renameSync(filling, dir);
+  } catch (err) {
+    // Another process put the same files there first.
+    rmSync(filling, { recursive: true, force: true });
+    if (!existsSync(entry)) throw err;
+  }
+  return entry;
 }
 
 export class SpeechWorkerError extends Error {
