@@ -7,6 +7,7 @@
 import type { PcmSource } from "../media/wav.ts";
 import { FBANK_BINS, FBANK_SAMPLE_RATE, fbank, fbankFrames } from "../media/fbank.ts";
 import type { Ort } from "./onnx/runtime.ts";
+import type { TaskModel } from "./task-model.ts";
 import { OnnxGraph } from "./onnx/graph.ts";
 import { loadStateDict, type Tensor } from "./onnx/torch-checkpoint.ts";
 
@@ -131,7 +132,7 @@ export function campplusOnnx(sd: StateDict): Uint8Array {
 
 type Session = Awaited<ReturnType<Ort["InferenceSession"]["create"]>>;
 
-export class CamPlusPlus {
+export class CamPlusPlus implements TaskModel {
   private constructor(private readonly ort: Ort, private readonly session: Session) {}
 
   /** Reads the verified checkpoint and builds the graph in memory (nothing is written to disk). */

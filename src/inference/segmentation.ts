@@ -6,6 +6,7 @@
  */
 import type { PcmSource } from "../media/wav.ts";
 import type { Ort } from "./onnx/runtime.ts";
+import type { TaskModel } from "./task-model.ts";
 import { OnnxGraph } from "./onnx/graph.ts";
 import { loadStateDict, type Tensor } from "./onnx/torch-checkpoint.ts";
 
@@ -150,7 +151,7 @@ export interface SegmentationProbabilities {
 
 type Session = Awaited<ReturnType<Ort["InferenceSession"]["create"]>>;
 
-export class Segmentation {
+export class Segmentation implements TaskModel {
   private constructor(private readonly ort: Ort, private readonly session: Session) {}
 
   /** Reads the verified checkpoint (`state_dict` inside pyannote's Lightning checkpoint) and builds the graph in memory. */

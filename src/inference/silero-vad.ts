@@ -4,6 +4,7 @@
  * probabilities for the same verified silero_vad.onnx.
  */
 import type { Ort } from "./onnx/runtime.ts";
+import type { TaskModel } from "./task-model.ts";
 
 import type { PcmSource } from "../media/wav.ts";
 
@@ -18,7 +19,7 @@ export interface SpeechProbabilities {
   probs: number[];
 }
 
-export class SileroVad {
+export class SileroVad implements TaskModel {
   private constructor(private readonly ort: Ort, private readonly session: Awaited<ReturnType<Ort["InferenceSession"]["create"]>>) {}
 
   /** One thread, like the worker: VAD is a small serial model and the recogniser wants the cores. */

@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { CamPlusPlus } from "../../inference/campplus.ts";
 import { Segmentation, type SegmentationProbabilities } from "../../inference/segmentation.ts";
 import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime/worker.ts";
+import { withTaskModel } from "../../inference/task-model.ts";
 import { pcmSource, type PcmSource } from "../../media/wav.ts";
 import { inProcessChoice, planInProcess, type InProcessChoice, type InProcessEngine, type InProcessPlan } from "./in-process-engine.ts";
 
@@ -30,14 +31,7 @@ export function planSpeakerEngine(choice: SpeakerEngineChoice = speakerEngineCho
 
 /** Segmentation probabilities of the 16 kHz WAV at `wav` (whose samples `audio` reads). */
 export async function segmentationProbabilities(plan: SpeakerEnginePlan, modelPath: string, wav: string, audio: PcmSource, signal?: AbortSignal): Promise<SegmentationProbabilities> {
-  if (plan.ort) {
-    const seg = await Segmentation.open(plan.ort, modelPath);
-    try {
-      return await seg.probabilities(audio, 5, undefined, signal);
-    } finally {
-      await seg.close();
-    }
-  }
+  if (plan.ort) return withTaskModel(Segmentation.open, plan.ort, modelPath, (seg) => seg.probabilities(audio, 5, undefined, signal));
   let out: SegmentationProbabilities | undefined;
   await runWorker(["segment", "--model", modelPath, "--audio", wav], (m) => {
     if (m.segmentation) out = m.segmentation as SegmentationProbabilities;
@@ -50,12 +44,7 @@ export async function segmentationProbabilities(plan: SpeakerEnginePlan, modelPa
 export async function speakerEmbeddings(plan: SpeakerEnginePlan, modelPath: string, wav: string, audio: PcmSource, windows: [number, number][], signal?: AbortSignal): Promise<number[][]> {
   let embeddings: number[][] | undefined;
   if (plan.ort) {
-    const cam = await CamPlusPlus.open(plan.ort, modelPath);
-    try {
-      embeddings = await cam.embed(audio, windows, signal);
-    } finally {
-      await cam.close();
-    }
+    embeddings = await withTaskModel(CamPlusPlus.open, plan.ort, modelPath, (cam) => cam.embed(audio, windows, signal));
   } else {
     // A file, not an argument: an episode's windows outgrow the kernel's limit on one argument (128 KiB).
     const windowsFile = join(dirname(wav), "speaker-windows.json");
@@ -90,16 +79,13 @@ export async function checkSpeakerEngine(campplusPath: string | undefined): Prom
   if (!ort || !campplusPath) return rest;
   const t0 = performance.now();
   try {
-    const cam = await CamPlusPlus.open(ort, campplusPath);
-    try {
+    return await withTaskModel(CamPlusPlus.open, ort, campplusPath, async (cam) => {
       // A tone, not silence: all-zero frames make every fbank bin the same constant.
       const samples = Float32Array.from({ length: 16000 }, (_, i) => 0.1 * Math.sin((2 * Math.PI * 220 * i) / 16000));
       const e = await cam.embed(pcmSource({ samples, sampleRate: 16000 }), [[0, 1]]);
       if (!e[0]?.every(Number.isFinite)) throw new Error("the embedding is not finite");
       return { ...rest, ran: { embeddings: e.length, seconds: (performance.now() - t0) / 1000 } };
-    } finally {
-      await cam.close();
-    }
+    });
   } catch (err) {
     return { ...rest, error: `CAM++ did not run in-process: ${(err as Error).message}` };
   }

@@ -7,6 +7,7 @@ import { pcmSource, type PcmSource } from "../../media/wav.ts";
 import type { Ort } from "../../inference/onnx/runtime.ts";
 import { SILERO_SAMPLE_RATE, SileroVad, type SpeechProbabilities } from "../../inference/silero-vad.ts";
 import { runWorker, SpeechWorkerError, type WorkerUsage } from "../../inference/speech-runtime/worker.ts";
+import { withTaskModel } from "../../inference/task-model.ts";
 import { inProcessChoice, planInProcess, type InProcessChoice, type InProcessEngine } from "./in-process-engine.ts";
 import { log } from "../../log.ts";
 
@@ -43,15 +44,12 @@ export async function speechProbabilities(wavPath: string, audio: PcmSource, vad
   if (ort) {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    const vad = await SileroVad.open(ort, vadModelPath);
-    try {
+    return withTaskModel(SileroVad.open, ort, vadModelPath, async (vad) => {
       const p = await vad.probabilities(audio, signal);
       const cpu = process.cpuUsage(cpu0);
       // Process CPU time: includes whatever else this process did meanwhile (a server's other requests).
       return { ...p, ...plan, usage: { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
-    } finally {
-      await vad.close();
-    }
+    });
   }
   log.info("voice activity runs in the Python speech worker", { reason: plan.reason });
   let out: SpeechProbabilities | undefined;
@@ -80,13 +78,10 @@ export async function checkVadEngine(vadModelPath: string | undefined): Promise<
   if (!ort || !vadModelPath) return plan;
   const t0 = performance.now();
   try {
-    const vad = await SileroVad.open(ort, vadModelPath);
-    try {
+    return await withTaskModel(SileroVad.open, ort, vadModelPath, async (vad) => {
       const p = await vad.probabilities(pcmSource({ samples: new Float32Array(SILERO_SAMPLE_RATE), sampleRate: SILERO_SAMPLE_RATE }));
       return { ...plan, ran: { windows: p.probs.length, seconds: (performance.now() - t0) / 1000 } };
-    } finally {
-      await vad.close();
-    }
+    });
   } catch (err) {
     return { ...plan, error: `silero_vad.onnx did not run in-process: ${(err as Error).message}` };
   }
