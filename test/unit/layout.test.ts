@@ -57,6 +57,20 @@ function layerViolations(graph: Graph): string[] {
   return bad;
 }
 
+/**
+ * src/inference/ by role: onnx/ (the runtime, graph building, checkpoint reading) and speech-runtime/
+ * (the Python runtime and its worker) run models; the task models at the top of src/inference/ use
+ * them, never the other way round. Each import that turns this round, as "from -> to".
+ */
+function inferenceRoleViolations(graph: Graph): string[] {
+  const bad: string[] = [];
+  for (const [from, tos] of graph) {
+    if (!/^src\/inference\/(onnx|speech-runtime)\//.test(from)) continue;
+    for (const to of tos) if (/^src\/inference\/[^/]+$/.test(to)) bad.push(`${from} -> ${to}`);
+  }
+  return bad;
+}
+
 /** Every import cycle, as the list of modules on it (Tarjan's strongly connected components). */
 function importCycles(graph: Graph): string[][] {
   let next = 0;
@@ -135,6 +149,18 @@ describe("the checks themselves", () => {
     ]);
   });
 
+  test("flag a runtime of src/inference/ that imports a task model", () => {
+    expect(
+      inferenceRoleViolations(
+        new Map([
+          ["src/inference/onnx/graph.ts", ["src/inference/campplus.ts", "src/inference/onnx/runtime.ts"]],
+          ["src/inference/speech-runtime/worker.ts", ["src/inference/speech-runtime/runtime.ts", "src/config.ts"]],
+          ["src/inference/campplus.ts", ["src/inference/onnx/graph.ts"]],
+        ]),
+      ),
+    ).toEqual(["src/inference/onnx/graph.ts -> src/inference/campplus.ts"]);
+  });
+
   test("find a cycle", () => {
     expect(importCycles(g)).toEqual([["src/jobs/a.ts", "src/pipeline/stage.ts"]]);
   });
@@ -150,6 +176,11 @@ describe("src/ keeps its layers", () => {
 
   test("nothing below the HTTP layer imports src/api/, and no layer imports one above it", () => {
     expect(layerViolations(graph)).toEqual([]);
+  });
+
+  test("src/inference/onnx/ and speech-runtime/ never import the task models that use them", () => {
+    expect(graph.has("src/inference/onnx/runtime.ts") && graph.has("src/inference/speech-runtime/worker.ts")).toBe(true);
+    expect(inferenceRoleViolations(graph)).toEqual([]);
   });
 
   test("no import cycles", () => {
