@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findOrgByName } from "../../src/accounts/orgs.ts";
-import { ClipRenderWorker } from "../../src/jobs/render-worker.ts";
+import { ClipRenderWorker } from "../../src/renders/worker.ts";
 import { claimNextQueued } from "../../src/jobs/store.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
 import { JobTransitions } from "../../src/jobs/transitions.ts";

@@ -6,7 +6,7 @@ import { getJob, listJobs } from "../../jobs/store.ts";
 import { ApiError } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import type { Principal } from "../auth.ts";
-import { parseOrThrow } from "../validate.ts";
+import { parseOrThrow } from "../../validate.ts";
 
 export const ListQuerySchema = z
   .object({

@@ -4,7 +4,7 @@ import { UPLOADS_PATH } from "../../uploads/service.ts";
 import { ApiError, type ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { RawUploadQuerySchema } from "../../uploads/schema.ts";
-import { parseOrThrow } from "../validate.ts";
+import { parseOrThrow } from "../../validate.ts";
 
 type HeaderBag = Record<string, string | number>;
 

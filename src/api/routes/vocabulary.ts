@@ -5,7 +5,7 @@ import { isoUtc } from "../../clock.ts";
 import { VocabularySchema } from "../../jobs/vocabulary-schema.ts";
 import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
-import { parseOrThrow } from "../validate.ts";
+import { parseOrThrow } from "../../validate.ts";
 
 type Headers = Record<string, string | number>;
 

@@ -6,7 +6,7 @@ import { readJsonObject } from "../body.ts";
 import { ApiError, type ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { PageQuerySchema, WebhookCreateSchema } from "../schemas/webhook.ts";
-import { parseOrThrow } from "../validate.ts";
+import { parseOrThrow } from "../../validate.ts";
 
 type Headers = Record<string, string | number>;
 

@@ -11,9 +11,9 @@ import type { ClipFormat } from "../pipeline/render/render.ts";
 import { jobOutputDir, jobWorkDir, outputFiles, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { publishOutputs, restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
 import { jobOutputKey, type ObjectStore } from "../storage/index.ts";
-import { Pacer } from "./pacer.ts";
-import { claimNextRender, extendRenderLease, finishRender, nextRenderDueAt, releaseRenders } from "./renders-store.ts";
-import { getJobById, replaceOutput } from "./store.ts";
+import { Pacer } from "../jobs/pacer.ts";
+import { claimNextRender, extendRenderLease, finishRender, nextRenderDueAt, releaseRenders } from "./store.ts";
+import { getJobById, replaceOutput } from "../jobs/store.ts";
 
 /** The clip id a trailer re-render is queued under (clip ids start with "clip_"). */
 export const TRAILER_RENDER = "trailer";

@@ -3,8 +3,8 @@ import { presentClip, shareBaseUrl } from "../../jobs/present.ts";
 import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
 import { ClipRenderCreateSchema } from "../../jobs/schema.ts";
-import { parseOrThrow } from "../validate.ts";
-import { idempotencyKey } from "./jobs.create.ts";
+import { parseOrThrow } from "../../validate.ts";
+import { idempotencyKey } from "./jobs.ts";
 
 /**
  * POST /v1/jobs/{id}/clips/{clip_id}/renders (extension) — 202 with the clip, its `render` saying

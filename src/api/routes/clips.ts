@@ -3,8 +3,8 @@ import { presentClip, shareBaseUrl } from "../../jobs/present.ts";
 import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
 import { ClipCreateSchema } from "../../jobs/schema.ts";
-import { parseOrThrow } from "../validate.ts";
-import { idempotencyKey } from "./jobs.create.ts";
+import { parseOrThrow } from "../../validate.ts";
+import { idempotencyKey } from "./jobs.ts";
 
 /**
  * POST /v1/jobs/{id}/clips (extension) — 202 with the new clip, its `render` queued (live) or

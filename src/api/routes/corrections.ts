@@ -2,8 +2,8 @@ import type { AppContext } from "../context.ts";
 import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
 import { TranscriptCorrectionSchema } from "../../jobs/schema.ts";
-import { parseOrThrow } from "../validate.ts";
-import { idempotencyKey } from "./jobs.create.ts";
+import { parseOrThrow } from "../../validate.ts";
+import { idempotencyKey } from "./jobs.ts";
 
 /**
  * POST /v1/jobs/{id}/transcript/corrections (extension) — 202 with what changed and which renders

@@ -7,7 +7,7 @@ import { readJsonObject } from "../body.ts";
 import { ApiError, type ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { JobCreateSchema } from "../../jobs/schema.ts";
-import { parseOrThrow } from "../validate.ts";
+import { parseOrThrow } from "../../validate.ts";
 
 function codeFor(param: string): ErrorCode {
   if (param === "source.type") return "invalid_source_type";
