@@ -5,7 +5,7 @@ import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
 import { ClipCreateSchema } from "../../jobs/schema.ts";
 import { parseOrThrow } from "../../validate.ts";
-import { idempotencyKey } from "./jobs.ts";
+import { idempotencyKey } from "../idempotency-key.ts";
 
 /** The clips a producer adds to or removes from a job (extension). */
 export function register(app: App, ctx: AppContext): void {

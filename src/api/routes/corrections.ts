@@ -4,7 +4,7 @@ import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
 import { TranscriptCorrectionSchema } from "../../jobs/schema.ts";
 import { parseOrThrow } from "../../validate.ts";
-import { idempotencyKey } from "./jobs.ts";
+import { idempotencyKey } from "../idempotency-key.ts";
 
 /** A job's transcript corrections (extension). */
 export function register(app: App, ctx: AppContext): void {

@@ -5,7 +5,7 @@ import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
 import { ClipRenderCreateSchema } from "../../jobs/schema.ts";
 import { parseOrThrow } from "../../validate.ts";
-import { idempotencyKey } from "./jobs.ts";
+import { idempotencyKey } from "../idempotency-key.ts";
 
 /** A clip's re-renders (extension). */
 export function register(app: App, ctx: AppContext): void {
