@@ -60,7 +60,7 @@ export function finishRender(db: Db, id: string, owner: string, status: "complet
 }
 
 /** Graceful stop: this worker's renders go back to the queue for the next start. */
-export function releaseRenders(db: Db, owner: string): void {
+export function releaseRenderLeases(db: Db, owner: string): void {
   db.update(clipRenders).set({ status: "queued", leaseOwner: null, leaseExpiresAt: null }).where(and(eq(clipRenders.leaseOwner, owner), eq(clipRenders.status, "rendering"))).run();
 }
 

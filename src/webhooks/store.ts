@@ -111,7 +111,7 @@ export function insertAttempt(db: Db, row: AttemptRow): void {
   db.insert(deliveryAttempts).values(row).run();
 }
 
-export function markDelivery(db: Db, id: string, owner: string, set: Partial<DeliveryRow>): boolean {
+export function finishDeliveryAttempt(db: Db, id: string, owner: string, set: Partial<DeliveryRow>): boolean {
   return (
     db
       .update(deliveries)

@@ -14,7 +14,7 @@ import { insertRender } from "../../src/renders/store.ts";
 import { EditorClips } from "../../src/jobs/editor-clips.ts";
 import { snapToSentenceEdges } from "../../src/pipeline/highlights/clip-bounds.ts";
 import { RenderRequests } from "../../src/renders/requests.ts";
-import { claimNextQueued, getJobById } from "../../src/jobs/store.ts";
+import { claimNextJob, getJobById } from "../../src/jobs/store.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
 import { JobTransitions } from "../../src/jobs/transitions.ts";
 import type { RerenderFn } from "../../src/pipeline/render/rerender.ts";
@@ -34,7 +34,7 @@ function completedLiveJob(db: Db, clock: ManualClock) {
   createKey(db, org.id, "live", clock);
   const scope = { orgId: org.id, env: "live" as const };
   const id = submitJob(db, clock, scope, { source: { type: "video_url", url: "https://e.com/a.mp4" } }, { requestId: "req_x", timeScale: 1 }).job.id;
-  claimNextQueued(db, "live", "w", clock.now(), 60_000);
+  claimNextJob(db, "live", "w", clock.now(), 60_000);
   const out = jobOutputDir(dir, id);
   mkdirSync(out, { recursive: true });
   for (const f of ["clip1_linkedin.mp4", "clip1_x.mp4", "clip1.srt", "clip1.vtt"]) writeFileSync(join(out, f), "old");
