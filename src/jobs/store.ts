@@ -7,7 +7,8 @@ import type { Scope } from "../accounts/scope.ts";
 /**
  * One small function per SQL statement on the jobs table. Every state change is guarded by the
  * state it expects (and by the lease owner where one applies), so a stale worker, the watchdog and
- * a restarted process can never move a job twice or out of a terminal state.
+ * a restarted process can never move a job twice or out of a terminal state. The lease verbs (claim,
+ * extend, release; markComplete/markFailed finish) mean what README's architecture says.
  */
 
 export type JobStatus = JobRow["status"];
