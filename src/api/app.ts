@@ -1,37 +1,53 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { log } from "../log.ts";
-import { reviewFromSharePage, shareFile, sharePage } from "../web/share.ts";
 import { MAX_BODY_BYTES } from "./body.ts";
 import { errorBody } from "./error-body.ts";
 import { ApiError } from "../errors.ts";
 import { checkHeadSize, letOversizedHeadsReachTheApp } from "./head-limit.ts";
 import { checkDeclaredBodySize, PARSER_BODY_BYTES } from "./body-limit.ts";
-import { openApiDocument } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
-import { createFeedRoute, deleteFeedRoute, listFeedsRoute } from "./routes/feeds.ts";
-import { getVocabularyRoute, putVocabularyRoute } from "./routes/vocabulary.ts";
-import { createClipRenderRoute } from "./routes/clips.renders.ts";
-import { createEditorClipRoute, deleteClipRoute } from "./routes/clips.editor.ts";
-import { correctTranscriptRoute } from "./routes/transcript.corrections.ts";
-import { createJob } from "./routes/jobs.create.ts";
-import { getJobRoute } from "./routes/jobs.get.ts";
-import { listJobsRoute } from "./routes/jobs.list.ts";
-import { createUploadRoute, getUploadRoute, tusOptionsRoute, tusUploadRoute } from "./routes/uploads.ts";
-import {
-  createWebhookRoute,
-  deleteWebhookRoute,
-  listDeliveriesRoute,
-  listWebhooksRoute,
-  replayDeliveryRoute,
-  testWebhookRoute,
-} from "./routes/webhooks.ts";
-import { registerBillingRoutes } from "./routes/billing.ts";
+import type { App, Register } from "./routing.ts";
+import { register as service } from "./routes/service.ts";
+import { register as jobs } from "./routes/jobs.ts";
+import { register as renders } from "./routes/renders.ts";
+import { register as corrections } from "./routes/corrections.ts";
+import { register as clips } from "./routes/clips.ts";
+import { register as webhooks } from "./routes/webhooks.ts";
+import { register as uploads } from "./routes/uploads.ts";
+import { register as feeds } from "./routes/feeds.ts";
+import { register as vocabulary } from "./routes/vocabulary.ts";
+import { register as billing } from "./routes/billing.ts";
+import { registerSharePage } from "../web/share.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
-import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
-import { registerVocabularyDashboard } from "../web/dashboard/vocabulary.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
 import { registerUploadDashboard } from "../web/dashboard/upload.ts";
+import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
+import { registerVocabularyDashboard } from "../web/dashboard/vocabulary.ts";
+
+/**
+ * Every route of the appliance, one entry per resource file (src/api/routes/ for the API, src/web/
+ * for the share page and the dashboard). The order is registration order, which the Allow header of
+ * a 405 follows.
+ */
+const RESOURCES: Register[] = [
+  service,
+  jobs,
+  renders,
+  corrections,
+  clips,
+  webhooks,
+  uploads,
+  feeds,
+  vocabulary,
+  registerSharePage,
+  billing,
+  registerDashboardRoutes,
+  registerWebhookDashboard,
+  registerUploadDashboard,
+  registerFeedDashboard,
+  registerVocabularyDashboard,
+];
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
 
@@ -47,9 +63,8 @@ function routeMiss(routes: Routes, request: Request): ApiError {
   return new ApiError("not_found", `No route ${request.method} ${path}.`);
 }
 
-
 /**
- * The HTTP application. Routes stay thin: each calls one function in src/api/routes/. Every response
+ * The HTTP application: the hooks every request goes through, then RESOURCES. Every response
  * gets X-Request-Id; every failure, including unknown routes and framework errors, is rendered once,
  * here, from the error table.
  */
@@ -76,63 +91,8 @@ export function buildApi(ctx: AppContext) {
       set.status = apiError.status;
       Object.assign(set.headers, apiError.headers);
       return errorBody(apiError, requestIdOf(request));
-    })
-    .get("/healthz", () => ({ status: "ok" }))
-    .get("/v1/openapi.json", () => openApiDocument())
-    .post("/v1/jobs", ({ request, set }) => {
-      set.status = 202;
-      return createJob(ctx, request, set.headers as Record<string, string>, requestIdOf(request));
-    }, { parse: "none" })
-    .get("/v1/jobs", ({ request, set }) => listJobsRoute(ctx, request, set.headers as Record<string, string>))
-    .get("/v1/jobs/:id", ({ request, set, params }) => getJobRoute(ctx, request, set.headers as Record<string, string>, params.id))
-    .post("/v1/jobs/:id/clips/:clip_id/renders", ({ request, set, params }) => {
-      set.status = 202;
-      return createClipRenderRoute(ctx, request, set.headers as Record<string, string>, params.id, params.clip_id);
-    }, { parse: "none" })
-    .post("/v1/jobs/:id/transcript/corrections", ({ request, set, params }) => {
-      set.status = 202;
-      return correctTranscriptRoute(ctx, request, set.headers as Record<string, string>, params.id);
-    }, { parse: "none" })
-    .post("/v1/jobs/:id/clips", ({ request, set, params }) => createEditorClipRoute(ctx, request, set as never, params.id), { parse: "none" })
-    .delete("/v1/jobs/:id/clips/:clip_id", ({ request, set, params }) => deleteClipRoute(ctx, request, set.headers as Record<string, string>, params.id, params.clip_id), { parse: "none" })
-    .post("/v1/webhooks", ({ request, set }) => {
-      set.status = 201;
-      return createWebhookRoute(ctx, request, set.headers as Record<string, string>);
-    }, { parse: "none" })
-    .get("/v1/webhooks", ({ request, set }) => listWebhooksRoute(ctx, request, set.headers as Record<string, string>))
-    .delete("/v1/webhooks/:id", ({ request, set, params }) => deleteWebhookRoute(ctx, request, set.headers as Record<string, string>, params.id), { parse: "none" })
-    .post("/v1/webhooks/:id/test", ({ request, set, params }) => {
-      set.status = 202;
-      return testWebhookRoute(ctx, request, set.headers as Record<string, string>, params.id, requestIdOf(request));
-    }, { parse: "none" })
-    .get("/v1/webhooks/:id/deliveries", ({ request, set, params }) => listDeliveriesRoute(ctx, request, set.headers as Record<string, string>, params.id))
-    .post("/v1/webhooks/deliveries/:id/replay", ({ request, set, params }) => {
-      set.status = 202;
-      return replayDeliveryRoute(ctx, request, set.headers as Record<string, string>, params.id);
-    }, { parse: "none" })
-    .post("/v1/uploads", ({ request, set }) => createUploadRoute(ctx, request, set as never), { parse: "none" })
-    .options("/v1/uploads", ({ request, set }) => tusOptionsRoute(ctx, request, set as never))
-    .get("/v1/uploads/:id", ({ request, set, params }) => getUploadRoute(ctx, request, set.headers as Record<string, string>, params.id))
-    .head("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id))
-    .patch("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })
-    .delete("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, set as never, params.id), { parse: "none" })
-    .post("/v1/feeds", ({ request, set }) => {
-      set.status = 201;
-      return createFeedRoute(ctx, request, set.headers as Record<string, string>);
-    }, { parse: "none" })
-    .get("/v1/feeds", ({ request, set }) => listFeedsRoute(ctx, request, set.headers as Record<string, string>))
-    .delete("/v1/feeds/:id", ({ request, set, params }) => deleteFeedRoute(ctx, request, set.headers as Record<string, string>, params.id), { parse: "none" })
-    .get("/v1/vocabulary", ({ request, set }) => getVocabularyRoute(ctx, request, set.headers as Record<string, string>))
-    .put("/v1/vocabulary", ({ request, set }) => putVocabularyRoute(ctx, request, set.headers as Record<string, string>), { parse: "none" })
-    .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
-    .post("/share/:token/clips/:rank/review", ({ params, request }) => reviewFromSharePage(ctx, params.token, params.rank, request), { parse: "none" })
-    .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
-  registerBillingRoutes(app as unknown as Elysia, ctx);
-  registerDashboardRoutes(app as unknown as Elysia, ctx);
-  registerWebhookDashboard(app as unknown as Elysia, ctx);
-  registerUploadDashboard(app as unknown as Elysia, ctx);
-  registerFeedDashboard(app as unknown as Elysia, ctx);
-  registerVocabularyDashboard(app as unknown as Elysia, ctx);
+    });
+  for (const register of RESOURCES) register(app as unknown as App, ctx);
 
   const routeTable: Routes = app.routes.map((r) => ({
     method: r.method,

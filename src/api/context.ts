@@ -6,7 +6,7 @@ import type { PresentContext } from "../jobs/present.ts";
 import type { JobTransitions } from "../jobs/transitions.ts";
 import type { SubmitEffect } from "../jobs/submit.ts";
 import type { ReviewEffect } from "../jobs/review.ts";
-import type { RenderRequests } from "../jobs/rerender.ts";
+import type { RenderRequests } from "../renders/requests.ts";
 import type { EditorClips } from "../jobs/editor-clips.ts";
 import type { TranscriptCorrections } from "../jobs/corrections.ts";
 import type { WebhookDeps } from "../webhooks/service.ts";

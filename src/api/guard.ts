@@ -2,8 +2,7 @@ import type { AppContext } from "./context.ts";
 import { authenticate, type Principal } from "./auth.ts";
 import { ApiError } from "../errors.ts";
 import { RATE_LIMITS, rateHeaders, type RateClass } from "./rate-limit.ts";
-
-type HeaderBag = Record<string, string | number>;
+import type { HeaderBag } from "./routing.ts";
 
 /**
  * Authenticates the request and charges it to its key's rate budget. Rate headers go on the

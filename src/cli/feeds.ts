@@ -1,7 +1,7 @@
 import { findOrgByName } from "../accounts/orgs.ts";
 import { ApiError } from "../errors.ts";
 import { FeedCreateSchema } from "../feeds/schema.ts";
-import { parseOrThrow } from "../api/validate.ts";
+import { parseOrThrow } from "../validate.ts";
 import { systemClock } from "../clock.ts";
 import { loadConfig } from "../config.ts";
 import { openDb, type Db } from "../db/client.ts";

@@ -14,10 +14,10 @@ import type { CorrectionRequest } from "../pipeline/corrections.ts";
 import { clipCaptionStyle, jobOutputDir, jobWorkDir, outputFiles, parseFileRef, type StoredOutput } from "../pipeline/output.ts";
 import { publishOutputs } from "../pipeline/shared-checkpoint.ts";
 import { jobOutputKey, jobResumePrefix, type ObjectStore } from "../storage/index.ts";
-import { TRAILER_RENDER } from "./render-worker.ts";
-import { insertRender } from "./renders-store.ts";
+import { TRAILER_RENDER } from "../renders/worker.ts";
+import { insertRender } from "../renders/store.ts";
 import { getJob, getJobById, replaceOutput } from "./store.ts";
-import { earlierRequest, restoreWordsOfJob } from "./rerender.ts";
+import { earlierRequest, restoreWordsOfJob } from "../renders/requests.ts";
 
 /** The clip id a correction's own record carries in clip_renders (it renders nothing itself; the table holds its Idempotency-Key). */
 const CORRECTION_RECORD = "transcript";

@@ -14,8 +14,8 @@ import { checkpointTranscript } from "../pipeline/render/rerender.ts";
 import type { ClipFormat } from "../pipeline/render/render.ts";
 import { jobOutputDir, outputFiles, parseFileRef, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { jobOutputKey, type ObjectStore } from "../storage/index.ts";
-import { insertRender, pendingRenderCount } from "./renders-store.ts";
-import { earlierRequest, QUEUE_RETRY_AFTER_S, restoreWordsOfJob } from "./rerender.ts";
+import { insertRender, pendingRenderCount } from "../renders/store.ts";
+import { earlierRequest, QUEUE_RETRY_AFTER_S, restoreWordsOfJob } from "../renders/requests.ts";
 import { MAX_EDITOR_CLIPS_PER_JOB, type JobOptions } from "./schema.ts";
 import { getJob, getJobById, replaceOutput } from "./store.ts";
 

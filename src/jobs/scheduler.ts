@@ -5,7 +5,7 @@ import { newId } from "../ids.ts";
 import { log } from "../log.ts";
 import { failureDetail, INTERNAL_FAILURE } from "./failure.ts";
 import type { SandboxRunner } from "./sandbox-runner.ts";
-import { claimDueFinishes, claimNextQueued, extendLease, nextWakeAt, releaseLeases, requeueExpiredLeases } from "./store.ts";
+import { claimDueFinishes, claimNextJob, extendJobLease, nextWakeAt, releaseJobLeases, requeueExpiredLeases } from "./store.ts";
 import type { JobTransitions } from "./transitions.ts";
 import { Pacer } from "./pacer.ts";
 import { failStalledJobs, STALL_BUDGET_MS } from "./watchdog.ts";
@@ -85,13 +85,13 @@ export class Scheduler {
     for (const job of claimDueFinishes(this.db, this.owner, now, this.leaseMs)) {
       this.guarded(job, () => this.sandbox.finish(job, this.owner));
     }
-    for (let job; (job = claimNextQueued(this.db, "test", this.owner, now, this.leaseMs)); ) {
+    for (let job; (job = claimNextJob(this.db, "test", this.owner, now, this.leaseMs)); ) {
       const claimed = job;
       this.guarded(claimed, () => this.sandbox.begin(claimed, this.owner));
     }
     this.liveBlocked = true;
     while (!this.closing && this.running.size < this.opts.workers) {
-      const job = claimNextQueued(this.db, "live", this.owner, now, this.leaseMs, this.opts.perOrgLimit ?? this.opts.workers);
+      const job = claimNextJob(this.db, "live", this.owner, now, this.leaseMs, this.opts.perOrgLimit ?? this.opts.workers);
       if (!job) break;
       this.startLive(job);
     }
@@ -148,10 +148,10 @@ export class Scheduler {
     this.pacer.stop();
     for (const r of this.running.values()) r.controller.abort(new Error("shutting down"));
     await Promise.race([Promise.all([...this.running.values()].map((r) => r.done)), Bun.sleep(graceMs)]);
-    releaseLeases(this.db, this.owner, this.clock.now());
+    releaseJobLeases(this.db, this.owner, this.clock.now());
   }
 }
 
 function extendLeaseFor(db: Db, id: string, owner: string, until: number, progress?: { stage: string; percent: number }): boolean {
-  return extendLease(db, id, owner, until, progress ? JSON.stringify(progress) : undefined);
+  return extendJobLease(db, id, owner, until, progress ? JSON.stringify(progress) : undefined);
 }

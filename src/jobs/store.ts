@@ -7,7 +7,8 @@ import type { Scope } from "../accounts/scope.ts";
 /**
  * One small function per SQL statement on the jobs table. Every state change is guarded by the
  * state it expects (and by the lease owner where one applies), so a stale worker, the watchdog and
- * a restarted process can never move a job twice or out of a terminal state.
+ * a restarted process can never move a job twice or out of a terminal state. The lease verbs (claim,
+ * extend, release; markComplete/markFailed finish) mean what README's architecture says.
  */
 
 export type JobStatus = JobRow["status"];
@@ -50,7 +51,7 @@ export function latestJob(db: Db, scope: Scope): JobRow | undefined {
  * or undefined. On PostgreSQL the inner SELECT skips a row another node is claiming at this moment,
  * so concurrent workers each get a different job instead of racing for the first.
  */
-export function claimNextQueued(db: Db, env: "live" | "test", owner: string, now: number, leaseMs: number, perOrgLimit?: number): JobRow | undefined {
+export function claimNextJob(db: Db, env: "live" | "test", owner: string, now: number, leaseMs: number, perOrgLimit?: number): JobRow | undefined {
   const row = (env === "live" && perOrgLimit !== undefined ? fairClaimStatement(db).get(now, owner, now + leaseMs, perOrgLimit) : claimStatement(db).get(now, owner, now + leaseMs, env)) as JobRow | null;
   return row ?? undefined;
 }
@@ -115,7 +116,7 @@ const claimFinishes = preparedOnce((db) =>
   ),
 );
 
-export function extendLease(db: Db, id: string, owner: string, until: number, progress?: string): boolean {
+export function extendJobLease(db: Db, id: string, owner: string, until: number, progress?: string): boolean {
   const res = db
     .update(jobs)
     .set(progress === undefined ? { leaseExpiresAt: until } : { leaseExpiresAt: until, progress })
@@ -137,7 +138,7 @@ export function requeueExpiredLeases(db: Db, now: number): string[] {
 }
 
 /** Releases this process's leases (graceful shutdown) so the next start resumes at once. */
-export function releaseLeases(db: Db, owner: string, now: number): number {
+export function releaseJobLeases(db: Db, owner: string, now: number): number {
   return db
     .update(jobs)
     .set({ status: "queued", leaseOwner: null, leaseExpiresAt: null, runAfter: now, progress: null })
@@ -170,7 +171,11 @@ export function nextWakeAt(db: Db, liveBlocked = false): number | undefined {
   return row?.t ?? undefined;
 }
 
-type Guard = { owner?: string | null; from: JobStatus[] };
+/**
+ * What a terminal transition expects: the statuses it may leave and, for a worker, that it still holds
+ * the lease (the watchdog, and the scheduler failing a step that threw, pass no owner).
+ */
+export type Guard = { from: JobStatus[]; owner?: string | null };
 
 function guardWhere(id: string, guard: Guard) {
   const conds = [eq(jobs.id, id), inArray(jobs.status, guard.from)];

@@ -2,15 +2,25 @@ import { and, eq } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import { type Db, tx } from "../db/client.ts";
 import { idempotencyKeys, type JobRow } from "../db/schema.ts";
-import { ApiError } from "../errors.ts";
-import type { JobCreate } from "./schema.ts";
+import { ApiError, type ErrorCode } from "../errors.ts";
+import { JobCreateSchema, type JobCreate } from "./schema.ts";
 import { canonicalJson, newId, sha256Hex } from "../ids.ts";
 import { sandboxDurationSeconds, SANDBOX_QUEUED_SHARE } from "../sandbox/outcome.ts";
 import type { Scope } from "../accounts/scope.ts";
+import type { DiskReserve } from "../storage/disk-space.ts";
+import { findOwnUpload, keepUploadForJob } from "../uploads/store.ts";
+import { parseOrThrow } from "../validate.ts";
+import { checkSourceUrl, type SourceType } from "./source-url.ts";
 import { getJobById, insertJob } from "./store.ts";
 
-export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+/*
+ * Every job enters here. The API (POST /v1/jobs) and the dashboard's upload page send a body someone
+ * typed: submitJobBody validates it, checks its source and the disk reserve, and wakes the scheduler.
+ * Feeds and the watch folder build their body themselves from an episode or a copied file and call
+ * submitJob with effects of their own (recording the episode or file in the same transaction).
+ */
 
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
 /**
  * Work that must commit with a new live job (the billing hold); throwing an ApiError refuses the
@@ -85,4 +95,48 @@ export function submitJob(
     }
     return { job, replayed: false };
   });
+}
+
+/** What submitting a caller's body needs of the appliance (the API's AppContext has it all). */
+export interface SubmitDeps {
+  db: Db;
+  clock: Clock;
+  config: { allowHttp: boolean; timeScale: number };
+  /** Effects committed with every new live job (billing holds). */
+  submitEffects: SubmitEffect[];
+  disk: Pick<DiskReserve, "require">;
+  wakeScheduler(): void;
+}
+
+function codeFor(param: string): ErrorCode {
+  if (param === "source.type") return "invalid_source_type";
+  if (param === "source.url") return "invalid_source_url";
+  if (param === "source.upload_id") return "invalid_upload";
+  if (param.startsWith("options.")) return "invalid_option";
+  return "invalid_body";
+}
+
+/** An unknown, foreign-organisation, other-environment and expired upload all read the same. */
+function checkUploadSource(deps: SubmitDeps, owner: Scope, uploadId: string): void {
+  const upload = findOwnUpload(deps.db, deps.clock, owner, uploadId);
+  if (!upload) throw new ApiError("invalid_upload", `No upload ${uploadId} for this key: it does not exist, belongs to another organisation or environment, or has expired.`, "source.upload_id");
+  if (upload.status !== "complete") throw new ApiError("invalid_upload", `Upload ${uploadId} has not been fully received yet; finish it before submitting the job.`, "source.upload_id");
+}
+
+/** Validates a submission body (the API's or the dashboard's) and creates the job. */
+export function submitJobBody(deps: SubmitDeps, who: Scope, raw: unknown, opts: { idempotencyKey?: string; requestId: string }): SubmitResult {
+  const body = parseOrThrow(JobCreateSchema, raw, codeFor);
+  const effects = who.env === "live" ? [...deps.submitEffects] : [];
+  if ("upload_id" in body.source) {
+    const uploadId = body.source.upload_id;
+    checkUploadSource(deps, who, uploadId);
+    effects.push(() => keepUploadForJob(deps.db, deps.clock, uploadId));
+  } else {
+    const urlProblem = checkSourceUrl(body.source.type as SourceType, body.source.url, { allowHttp: deps.config.allowHttp });
+    if (urlProblem) throw new ApiError("invalid_source_url", urlProblem, "source.url");
+  }
+  deps.disk.require();
+  const submitted = submitJob(deps.db, deps.clock, who, body, { ...opts, timeScale: deps.config.timeScale, effects });
+  if (!submitted.replayed) deps.wakeScheduler();
+  return submitted;
 }

@@ -4,15 +4,13 @@ import type { JobRow } from "../db/schema.ts";
 import type { JobErrorCode } from "../errors.ts";
 import type { StoredOutput } from "../pipeline/output.ts";
 import { shareToken, shareTokenHash } from "./share-tokens.ts";
-import { markComplete, markFailed, type JobStatus } from "./store.ts";
+import { markComplete, markFailed, type Guard } from "./store.ts";
 
 /**
  * Work that must commit together with a job's terminal transition (the webhook outbox, the wallet
  * debit or hold release). Runs inside the transaction; throwing rolls the transition back.
  */
 export type TerminalEffect = (job: JobRow) => void;
-
-export type Guard = { from: JobStatus[]; owner?: string | null };
 
 /** The only way a job becomes terminal: guarded update plus its effects, in one transaction. */
 export class JobTransitions {

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { AppContext } from "../api/context.ts";
 import { RATE_LIMITS } from "../api/rate-limit.ts";
 import { requestIdOf } from "../api/request-id.ts";
+import type { App } from "../api/routing.ts";
 import { isoUtc } from "../clock.ts";
 import { jobOutputDir, parseFileRef, outputFiles, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { reviewClip } from "../jobs/review.ts";
@@ -162,4 +163,12 @@ export async function shareFile(ctx: AppContext, token: string, name: string, re
   const path = ref.kind === "fixture" ? fixturePath(ref.name) : join(jobOutputDir(ctx.config.dataDir, found.job.id), ref.name);
   if (!path) return notFound();
   return serveFile(path, request, headers);
+}
+
+/** The guest share page's routes: the page, a guest's clip review, the files. The token in the path is the only credential. */
+export function registerSharePage(app: App, ctx: AppContext): void {
+  app
+    .get("/share/:token", ({ params }) => sharePage(ctx, params.token))
+    .post("/share/:token/clips/:rank/review", ({ params, request }) => reviewFromSharePage(ctx, params.token, params.rank, request), { parse: "none" })
+    .get("/share/:token/files/:name", ({ params, request }) => shareFile(ctx, params.token, params.name, request));
 }

@@ -5,7 +5,8 @@ import type { Scope } from "../accounts/scope.ts";
 
 /**
  * One small function per statement on the webhook tables; state changes are guarded. Every lookup a
- * caller can name an id in is scoped to one organisation and one world (live or sandbox).
+ * caller can name an id in is scoped to one organisation and one world (live or sandbox). The lease
+ * verbs (claim, finish) mean what README's architecture says.
  */
 
 export function insertWebhook(db: Db, row: WebhookRow): void {
@@ -111,7 +112,7 @@ export function insertAttempt(db: Db, row: AttemptRow): void {
   db.insert(deliveryAttempts).values(row).run();
 }
 
-export function markDelivery(db: Db, id: string, owner: string, set: Partial<DeliveryRow>): boolean {
+export function finishDeliveryAttempt(db: Db, id: string, owner: string, set: Partial<DeliveryRow>): boolean {
   return (
     db
       .update(deliveries)

@@ -18,7 +18,7 @@ import {
   disableWebhook,
   getEvent,
   insertAttempt,
-  markDelivery,
+  finishDeliveryAttempt,
   nextDeliveryDueAt,
   resetWebhookFailures,
 } from "./store.ts";
@@ -108,7 +108,7 @@ export class DeliveryWorker {
       const number = d.attemptCount + 1;
       const now = this.clock.now();
       if (o.ok) {
-        if (!markDelivery(this.db, d.id, this.owner, { status: "succeeded", attemptCount: number, completedAt: now, nextAttemptAt: null, lastError: null })) return;
+        if (!finishDeliveryAttempt(this.db, d.id, this.owner, { status: "succeeded", attemptCount: number, completedAt: now, nextAttemptAt: null, lastError: null })) return;
         insertAttempt(this.db, { deliveryId: d.id, number, at, durationMs: o.durationMs, httpStatus: o.httpStatus, error: null });
         resetWebhookFailures(this.db, d.webhookId);
         return;
@@ -118,7 +118,7 @@ export class DeliveryWorker {
         delay === null
           ? { status: "failed" as const, attemptCount: number, completedAt: now, nextAttemptAt: null, lastError: o.error }
           : { attemptCount: number, nextAttemptAt: now + delay, lastError: o.error };
-      if (!markDelivery(this.db, d.id, this.owner, set)) return;
+      if (!finishDeliveryAttempt(this.db, d.id, this.owner, set)) return;
       insertAttempt(this.db, { deliveryId: d.id, number, at, durationMs: o.durationMs, httpStatus: o.httpStatus, error: o.error });
       if (delay === null && bumpWebhookFailures(this.db, d.webhookId) >= DEACTIVATE_AFTER) {
         disableWebhook(this.db, d.webhookId, now);

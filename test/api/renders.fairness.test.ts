@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findOrgByName } from "../../src/accounts/orgs.ts";
-import { ClipRenderWorker } from "../../src/jobs/render-worker.ts";
-import { claimNextQueued } from "../../src/jobs/store.ts";
+import { ClipRenderWorker } from "../../src/renders/worker.ts";
+import { claimNextJob } from "../../src/jobs/store.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
 import { JobTransitions } from "../../src/jobs/transitions.ts";
 import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/pipeline/output.ts";
@@ -34,7 +34,7 @@ function completedLiveJob(org: string): { key: string; id: string } {
   const { db, clock } = app.ctx;
   const scope = { orgId: findOrgByName(db, org)!.id, env: "live" as const };
   const id = submitJob(db, clock, scope, { source: { type: "video_url", url: "https://e.com/a.mp4" } }, { requestId: "req_x", timeScale: 1 }).job.id;
-  expect(claimNextQueued(db, "live", "w", clock.now(), 60_000)?.id).toBe(id);
+  expect(claimNextJob(db, "live", "w", clock.now(), 60_000)?.id).toBe(id);
   mkdirSync(jobOutputDir(app.dataDir, id), { recursive: true });
   writeFileSync(join(jobWorkDir(app.dataDir, id), "checkpoint.json"), JSON.stringify({ done: [], state: { transcript: { language: "en", segments: [], words } } }));
   const output: StoredOutput = {

@@ -14,7 +14,7 @@ const RANK: Record<Layer, number> = { http: 4, domain: 3, pipeline: 2, adapter: 
 
 function layerOf(path: string): Layer {
   if (/^src\/(api|web|mcp|cli)\//.test(path) || path === "src/main.ts" || path === "src/appliance.ts") return "http";
-  if (/^src\/(jobs|webhooks|billing|sandbox|accounts|uploads|feeds|watch)\//.test(path)) return "domain";
+  if (/^src\/(jobs|renders|webhooks|billing|sandbox|accounts|uploads|feeds|watch)\//.test(path)) return "domain";
   if (path.startsWith("src/pipeline/")) return "pipeline";
   if (/^src\/(media|models|inference|db|net|storage)\//.test(path)) return "adapter";
   if (/^src\/[^/]+$/.test(path)) return "kernel";

@@ -1,6 +1,6 @@
-import type { Elysia } from "elysia";
 import { isoUtc } from "../../clock.ts";
 import type { AppContext } from "../context.ts";
+import { reply, type App } from "../routing.ts";
 import { guard } from "../guard.ts";
 import { readBodyLimited } from "../body.ts";
 import type { Wallet } from "../../billing/schema.ts";
@@ -24,9 +24,9 @@ const MAX_STRIPE_EVENT_BYTES = 256 * 1024;
  * Billing's HTTP surface outside the dashboard: GET /v1/wallet (a documented extension of the API,
  * read rate class) and the Stripe webhook endpoint.
  */
-export function registerBillingRoutes(app: Elysia, ctx: AppContext): void {
+export function register(app: App, ctx: AppContext): void {
   app.get("/v1/wallet", ({ request, set }): Wallet => {
-    const principal = guard(ctx, request, set.headers as Record<string, string>, "read");
+    const principal = guard(ctx, request, reply(set).headers, "read");
     // Money is live-only: the sandbox world has its own wallet, always empty (its jobs are free), so a
     // test key learns nothing about the live balance, holds or purchases.
     if (principal.env === "test") return SANDBOX_WALLET;

@@ -1,4 +1,5 @@
 import type { AppContext } from "../context.ts";
+import { reply, type App, type HeaderBag } from "../routing.ts";
 import { presentFeed } from "../../feeds/present.ts";
 import { deleteFeed, registerFeed } from "../../feeds/service.ts";
 import { listFeeds } from "../../feeds/store.ts";
@@ -6,9 +7,19 @@ import { readJsonObject } from "../body.ts";
 import type { ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { FeedCreateSchema } from "../../feeds/schema.ts";
-import { parseOrThrow } from "../validate.ts";
+import { parseOrThrow } from "../../validate.ts";
 
-type Headers = Record<string, string | number>;
+/** Podcast feeds (extension). */
+export function register(app: App, ctx: AppContext): void {
+  app
+    .post("/v1/feeds", ({ request, set }) => {
+      set.status = 201;
+      return createFeedRoute(ctx, request, reply(set).headers);
+    }, { parse: "none" })
+    .get("/v1/feeds", ({ request, set }) => listFeedsRoute(ctx, request, reply(set).headers))
+    .delete("/v1/feeds/:id", ({ request, set, params }) => deleteFeedRoute(ctx, request, reply(set).headers, params.id), { parse: "none" });
+}
+
 
 function codeFor(param: string): ErrorCode {
   if (param === "url") return "invalid_feed_url";
@@ -17,20 +28,20 @@ function codeFor(param: string): ErrorCode {
 }
 
 /** POST /v1/feeds — 201 with the feed; its first poll starts at once. */
-export async function createFeedRoute(ctx: AppContext, request: Request, headers: Headers) {
+async function createFeedRoute(ctx: AppContext, request: Request, headers: HeaderBag) {
   const p = guard(ctx, request, headers);
   const body = parseOrThrow(FeedCreateSchema, await readJsonObject(request), codeFor);
   return presentFeed(registerFeed(ctx.feeds, p, body));
 }
 
 /** GET /v1/feeds — a list envelope of the key's world, newest first. */
-export function listFeedsRoute(ctx: AppContext, request: Request, headers: Headers) {
+function listFeedsRoute(ctx: AppContext, request: Request, headers: HeaderBag) {
   const p = guard(ctx, request, headers);
   return { object: "list" as const, has_more: false, data: listFeeds(ctx.db, p).map(presentFeed) };
 }
 
 /** DELETE /v1/feeds/{id} — 200 with a deletion marker; polling stops, jobs already made stay. */
-export function deleteFeedRoute(ctx: AppContext, request: Request, headers: Headers, id: string) {
+function deleteFeedRoute(ctx: AppContext, request: Request, headers: HeaderBag, id: string) {
   const p = guard(ctx, request, headers);
   const feed = deleteFeed(ctx.feeds, p, id);
   return { id: feed.id, object: "feed" as const, deleted: true };

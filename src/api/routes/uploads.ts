@@ -4,9 +4,19 @@ import { UPLOADS_PATH } from "../../uploads/service.ts";
 import { ApiError, type ErrorCode } from "../../errors.ts";
 import { guard } from "../guard.ts";
 import { RawUploadQuerySchema } from "../../uploads/schema.ts";
-import { parseOrThrow } from "../validate.ts";
+import { parseOrThrow } from "../../validate.ts";
+import { reply, type App, type HeaderBag, type Reply } from "../routing.ts";
 
-type HeaderBag = Record<string, string | number>;
+/** Uploads (extension): tus and raw bodies. */
+export function register(app: App, ctx: AppContext): void {
+  app
+    .post("/v1/uploads", ({ request, set }) => createUploadRoute(ctx, request, reply(set)), { parse: "none" })
+    .options("/v1/uploads", ({ request, set }) => tusOptionsRoute(ctx, request, reply(set)))
+    .get("/v1/uploads/:id", ({ request, set, params }) => getUploadRoute(ctx, request, reply(set).headers, params.id))
+    .head("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, reply(set), params.id))
+    .patch("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, reply(set), params.id), { parse: "none" })
+    .delete("/v1/uploads/:id", ({ request, set, params }) => tusUploadRoute(ctx, request, reply(set), params.id), { parse: "none" });
+}
 
 /** tus requests carry Tus-Resumable (the spec requires it on every request but OPTIONS). */
 const isTus = (request: Request) => request.headers.has("tus-resumable");
@@ -15,7 +25,7 @@ const isTus = (request: Request) => request.headers.has("tus-resumable");
  * Copies a tus Response's status and headers into the Elysia reply. @tus/server adds CORS headers
  * that open the API to every origin; the rest of the API sends none, so neither do uploads.
  */
-function relay(response: Response, set: { status?: number | string; headers: HeaderBag }): void {
+function relay(response: Response, set: Reply): void {
   set.status = response.status;
   response.headers.forEach((value, name) => {
     if (!name.startsWith("access-control-")) set.headers[name] = value;
@@ -36,7 +46,7 @@ const TUS_ERROR_CODES: Partial<Record<number, ErrorCode>> = {
   415: "invalid_body",
 };
 
-async function tusOutcome(response: Response, set: { status?: number | string; headers: HeaderBag }): Promise<string | null> {
+async function tusOutcome(response: Response, set: Reply): Promise<string | null> {
   if (response.status < 400) {
     relay(response, set);
     return response.text();
@@ -56,7 +66,7 @@ function query(request: Request): Record<string, string> {
  * as JSON; any other POST is the file itself as the body (`curl --data-binary @ep.mp3`), answered
  * 201 with the complete Upload.
  */
-export async function createUploadRoute(ctx: AppContext, request: Request, set: { status?: number | string; headers: HeaderBag }) {
+async function createUploadRoute(ctx: AppContext, request: Request, set: Reply) {
   const owner = guard(ctx, request, set.headers);
   if (isTus(request)) {
     const response = await ctx.uploads.handleTus(request, owner);
@@ -81,7 +91,7 @@ export async function createUploadRoute(ctx: AppContext, request: Request, set: 
  * chunked upload sends one PATCH per chunk, so chunks count against the read budget (600 a minute),
  * not the write budget meant for job submissions.
  */
-export async function tusUploadRoute(ctx: AppContext, request: Request, set: { status?: number | string; headers: HeaderBag }, id: string) {
+async function tusUploadRoute(ctx: AppContext, request: Request, set: Reply, id: string) {
   const owner = guard(ctx, request, set.headers, request.method === "DELETE" ? "write" : "read");
   requireExactUploadUrl(request, id);
   if (!ctx.uploads.find(owner, id)) throw new ApiError("not_found", `No upload ${id}.`, "id");
@@ -105,13 +115,13 @@ function requireExactUploadUrl(request: Request, id: string): void {
 }
 
 /** OPTIONS /v1/uploads: tus discovery (Tus-Version, Tus-Extension, Tus-Max-Size), open like any OPTIONS. */
-export async function tusOptionsRoute(ctx: AppContext, request: Request, set: { status?: number | string; headers: HeaderBag }) {
+async function tusOptionsRoute(ctx: AppContext, request: Request, set: Reply) {
   relay(await ctx.uploads.describe(request), set);
   return null;
 }
 
 /** GET /v1/uploads/{id}: the Upload, with how many bytes have arrived. */
-export function getUploadRoute(ctx: AppContext, request: Request, headers: HeaderBag, id: string) {
+function getUploadRoute(ctx: AppContext, request: Request, headers: HeaderBag, id: string) {
   const owner = guard(ctx, request, headers);
   // The router answers a HEAD it could not give the tus route (a trailing slash) from this GET route.
   if (request.method === "HEAD") requireExactUploadUrl(request, id);

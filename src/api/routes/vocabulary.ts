@@ -1,13 +1,20 @@
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
+import { reply, type App, type HeaderBag } from "../routing.ts";
 import { getVocabulary, setVocabulary, type StoredVocabulary } from "../../accounts/vocabulary.ts";
 import { isoUtc } from "../../clock.ts";
 import { VocabularySchema } from "../../jobs/vocabulary-schema.ts";
 import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
-import { parseOrThrow } from "../validate.ts";
+import { parseOrThrow } from "../../validate.ts";
 
-type Headers = Record<string, string | number>;
+/** The organisation's vocabulary (extension). */
+export function register(app: App, ctx: AppContext): void {
+  app
+    .get("/v1/vocabulary", ({ request, set }) => getVocabularyRoute(ctx, request, reply(set).headers))
+    .put("/v1/vocabulary", ({ request, set }) => putVocabularyRoute(ctx, request, reply(set).headers), { parse: "none" });
+}
+
 
 /** PUT /v1/vocabulary's body: the whole list, which replaces the stored one (an empty list clears it). */
 export const VocabularyPutSchema = z.object({ entries: VocabularySchema }).strict();
@@ -24,13 +31,13 @@ function present(v: StoredVocabulary, env: "live" | "test"): z.infer<typeof Voca
 }
 
 /** GET /v1/vocabulary (extension) — the organisation's list in the key's world. */
-export function getVocabularyRoute(ctx: AppContext, request: Request, headers: Headers) {
+function getVocabularyRoute(ctx: AppContext, request: Request, headers: HeaderBag) {
   const p = guard(ctx, request, headers);
   return present(getVocabulary(ctx.db, p), p.env);
 }
 
 /** PUT /v1/vocabulary (extension) — replaces the list; every later live job of the world is given it. */
-export async function putVocabularyRoute(ctx: AppContext, request: Request, headers: Headers) {
+async function putVocabularyRoute(ctx: AppContext, request: Request, headers: HeaderBag) {
   const p = guard(ctx, request, headers);
   const body = parseOrThrow(VocabularyPutSchema, await readJsonObject(request), () => "invalid_body");
   return present(setVocabulary(ctx.db, ctx.clock, p, body.entries), p.env);

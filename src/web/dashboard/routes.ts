@@ -10,7 +10,7 @@ import { jobCharges } from "../../db/schema.ts";
 import { presentJob } from "../../jobs/present.ts";
 import { getJobById, listJobs } from "../../jobs/store.ts";
 import { ClipRenderCreateSchema } from "../../jobs/schema.ts";
-import { parseOrThrow } from "../../api/validate.ts";
+import { parseOrThrow } from "../../validate.ts";
 import { ENVS } from "../../accounts/scope.ts";
 import { esc, page } from "../html.ts";
 import { frame, type Flash, jobPage, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage } from "./pages.ts";

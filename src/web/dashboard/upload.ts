@@ -1,4 +1,4 @@
-import { submitJobBody } from "../../api/routes/jobs.create.ts";
+import { submitJobBody } from "../../jobs/submit.ts";
 import { errorBody } from "../../api/error-body.ts";
 import { ApiError } from "../../errors.ts";
 import { requestIdOf } from "../../api/request-id.ts";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError, type ErrorCode } from "../errors.ts";
+import { ApiError, type ErrorCode } from "./errors.ts";
 
 type CodeFor = (param: string) => ErrorCode;
 

@@ -11,9 +11,9 @@ import type { ClipFormat } from "../pipeline/render/render.ts";
 import { jobOutputDir, jobWorkDir, outputFiles, parseFileRef, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { publishOutputs, restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
 import { jobOutputKey, type ObjectStore } from "../storage/index.ts";
-import { Pacer } from "./pacer.ts";
-import { claimNextRender, extendRenderLease, finishRender, nextRenderDueAt, releaseRenders } from "./renders-store.ts";
-import { getJobById, replaceOutput } from "./store.ts";
+import { Pacer } from "../jobs/pacer.ts";
+import { claimNextRender, extendRenderLease, finishRender, nextRenderDueAt, releaseRenderLeases } from "./store.ts";
+import { getJobById, replaceOutput } from "../jobs/store.ts";
 
 /** The clip id a trailer re-render is queued under (clip ids start with "clip_"). */
 export const TRAILER_RENDER = "trailer";
@@ -65,7 +65,7 @@ export class ClipRenderWorker {
     // A render still running past the grace period must not heartbeat into a database the caller is
     // about to close: its lease is handed back here and lapses for whoever starts next.
     clearInterval(this.beat);
-    releaseRenders(this.db, this.owner);
+    releaseRenderLeases(this.db, this.owner);
   }
 
   /** Claims one due render and runs it; resolves when it is recorded. */

@@ -11,11 +11,11 @@ import type { ClipFormat } from "../pipeline/render/render.ts";
 import { clipCaptionStyle, jobWorkDir, type ClipRenderState, type StoredClip, type StoredOutput } from "../pipeline/output.ts";
 import { restoreCheckpoint } from "../pipeline/shared-checkpoint.ts";
 import type { ObjectStore } from "../storage/index.ts";
-import { insertRender, pendingRenderCount, renderByIdempotencyKey } from "./renders-store.ts";
+import { insertRender, pendingRenderCount, renderByIdempotencyKey } from "./store.ts";
 
 /** Seconds a caller refused by the queue bound is told to wait: about one render. */
 export const QUEUE_RETRY_AFTER_S = 30;
-import { getJob, getJobById, replaceOutput } from "./store.ts";
+import { getJob, getJobById, replaceOutput } from "../jobs/store.ts";
 
 /** What a caller may change on a clip; anything left out keeps the clip's current value. */
 export interface RerenderParams {

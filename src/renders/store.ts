@@ -4,7 +4,10 @@ import { skipLocked, type Db } from "../db/client.ts";
 import { camelColumns, preparedOnce } from "../db/prepared.ts";
 import { clipRenders, type ClipRenderRow } from "../db/schema.ts";
 
-/** One small function per statement on clip_renders; state changes are guarded by the state they expect. */
+/**
+ * One small function per statement on clip_renders; state changes are guarded by the state they
+ * expect. The lease verbs (claim, extend, finish, release) mean what README's architecture says.
+ */
 
 export function insertRender(db: Db, row: Omit<ClipRenderRow, "leaseOwner" | "leaseExpiresAt" | "attempts" | "error" | "completedAt" | "startedAt"> & { completedAt?: number | null }): ClipRenderRow {
   return db.insert(clipRenders).values({ ...row, attempts: 0 }).returning().get();
@@ -14,12 +17,6 @@ export function renderByIdempotencyKey(db: Db, scope: Scope, key: string): ClipR
   return db.select().from(clipRenders).where(and(eq(clipRenders.orgId, scope.orgId), eq(clipRenders.env, scope.env), eq(clipRenders.idempotencyKey, key))).get();
 }
 
-/**
- * Queued renders, or renders whose worker died (lease lapsed); takes a lease on one in one statement
- * (on PostgreSQL skipping a row another node is claiming at this moment). Round-robin across
- * organisations: the organisation whose latest render started longest ago (never: first) goes next,
- * oldest first within it, so one organisation's burst delays another's render by one render at most.
- */
 /** Re-renders an organisation has waiting or in progress in a world (the per-organisation queue bound). */
 export function pendingRenderCount(db: Db, scope: Scope): number {
   const row = db.$client
@@ -28,6 +25,12 @@ export function pendingRenderCount(db: Db, scope: Scope): number {
   return Number(row.n);
 }
 
+/**
+ * Queued renders, or renders whose worker died (lease lapsed); takes a lease on one in one statement
+ * (on PostgreSQL skipping a row another node is claiming at this moment). Round-robin across
+ * organisations: the organisation whose latest render started longest ago (never: first) goes next,
+ * oldest first within it, so one organisation's burst delays another's render by one render at most.
+ */
 export function claimNextRender(db: Db, owner: string, now: number, leaseMs: number): ClipRenderRow | undefined {
   return (claimRender(db).get(owner, now + leaseMs, now) as ClipRenderRow | null) ?? undefined;
 }
@@ -60,7 +63,7 @@ export function finishRender(db: Db, id: string, owner: string, status: "complet
 }
 
 /** Graceful stop: this worker's renders go back to the queue for the next start. */
-export function releaseRenders(db: Db, owner: string): void {
+export function releaseRenderLeases(db: Db, owner: string): void {
   db.update(clipRenders).set({ status: "queued", leaseOwner: null, leaseExpiresAt: null }).where(and(eq(clipRenders.leaseOwner, owner), eq(clipRenders.status, "rendering"))).run();
 }
 
