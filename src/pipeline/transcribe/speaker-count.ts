@@ -41,6 +41,18 @@ export function localSpeakerTags(windows: Span[], local: LocalFrames, opts: Part
   const o = { ...LINK_DEFAULTS, ...opts };
   const tags: number[][] = windows.map(() => []);
   const step = local.frameSeconds;
+  // Windows by start, so each chunk only looks at the windows inside it (an hour: 720 chunks, 4,800 windows).
+  const order = [...windows.keys()].sort((a, b) => windows[a]!.start - windows[b]!.start);
+  const firstFrom = (t: number) => {
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (windows[order[mid]!]!.start < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
   local.chunks.forEach((chunk, c) => {
     const t0 = chunk.start + local.firstFrameSeconds;
     const frames = chunk.classes.length;
@@ -50,18 +62,20 @@ export function localSpeakerTags(windows: Span[], local: LocalFrames, opts: Part
       if (s.length === 1) soloTotal[s[0]!]! += step;
     }
     const chunkEnd = t0 + frames * step;
-    windows.forEach((w, i) => {
-      if (w.start < t0 - step / 2 || w.end > chunkEnd + step / 2) return;
+    for (let k = firstFrom(t0 - step / 2); k < order.length && windows[order[k]!]!.start <= chunkEnd; k++) {
+      const i = order[k]!;
+      const w = windows[i]!;
+      if (w.end > chunkEnd + step / 2) continue;
       const from = Math.max(0, Math.round((w.start - t0) / step));
       const to = Math.min(frames, Math.round((w.end - t0) / step));
-      if (to <= from) return;
+      if (to <= from) continue;
       const solo = [0, 0, 0];
       for (let f = from; f < to; f++) {
         const s = CLASS_SPEAKERS[chunk.classes.charCodeAt(f) - 48] ?? [];
         if (s.length === 1) solo[s[0]!]! += 1;
       }
       for (let s = 0; s < 3; s++) if (soloTotal[s]! >= o.minSoloSeconds && solo[s]! >= o.minSoloShare * (to - from)) tags[i]!.push(c * 3 + s);
-    });
+    }
   });
   return tags;
 }
