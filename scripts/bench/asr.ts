@@ -207,7 +207,7 @@ console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
 for (const r of table.slice(1)) console.log(line(r));
 for (const model of models) {
   for (const aligned of turnModes) {
-    const scored = rows.filter((r) => r.model === model && r.aligned === aligned && r.der).map((r) => ({ name: r.name, der: r.der!, engine: r.engine ?? "" }));
+    const scored = rows.filter((r) => r.model === model && r.aligned === aligned && r.der).map((r) => ({ name: r.name, der: r.der!, engine: r.engine ?? "", turns: { changes: r.changes, atSentenceEnd: r.changesAtSentenceEnd } }));
     if (scored.length) console.log(`\ndiarization — ${model}, turns ${aligned ? "aligned" : "raw"}, diarizer ${diarizer}\n${diarizationSummary(scored)}`);
   }
 }

@@ -8,6 +8,7 @@ import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
 import { TurnBuilder, type SpeakerTurn } from "./speaker-turns.ts";
 import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
 import { mergeRegions, type Region } from "./vad.ts";
+import { linkedClusters, localSpeakerTags, type LinkOptions } from "./speaker-count.ts";
 
 export interface Window {
   start: number;
@@ -29,6 +30,8 @@ export interface EmbeddingDiarizeOptions {
    * took for speech do not count). Its windows otherwise join the nearest person.
    */
   minSpeakerSeconds?: number;
+  /** The segmentation model's local speakers keep windows of two people apart (speaker-count.ts); false clusters on distances alone. */
+  links?: boolean | Partial<LinkOptions>;
 }
 
 /** Where a cluster's speech is confident: its windows' times, and the speech the segmentation model is sure of. */
@@ -92,7 +95,7 @@ function nearest(v: Vec, centres: Vec[]): number {
  * average-linkage clusters whose merge distance stays above the threshold, less the clusters too small
  * to be a speaker (a cough, a laugh, a crosstalk burst); a given numSpeakers overrides the threshold.
  */
-export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: EmbeddingDiarizeOptions = {}, mixed: boolean[] = [], confident?: ConfidentSpeech): number[] {
+export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: EmbeddingDiarizeOptions = {}, mixed: boolean[] = [], confident?: ConfidentSpeech, tags?: number[][]): number[] {
   const o = { ...EMBEDDING_DEFAULTS, ...opts };
   const n = embeddings.length;
   if (n === 0) return [];
@@ -104,10 +107,17 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   const pool = clean.length >= Math.max(2, n / 2) ? clean : vecs.map((_, i) => i);
   const step = Math.max(1, Math.ceil(pool.length / o.maxClusterWindows));
   const picked = pool.filter((_, k) => k % step === 0);
-  const tree = averageLinkage(picked.map((i) => picked.map((j) => cosineDistance(vecs[i]!, vecs[j]!))));
-  const k =
-    o.numSpeakers !== undefined ? Math.min(o.numSpeakers, picked.length) : Math.max(1, picked.length - tree.merges.filter((m) => m < o.threshold).length);
-  let labels = tree.labelsFor(k);
+  const dist = picked.map((i) => picked.map((j) => cosineDistance(vecs[i]!, vecs[j]!)));
+  let labels: number[];
+  if (tags) {
+    const stop = o.numSpeakers !== undefined ? { clusters: Math.min(o.numSpeakers, picked.length) } : { threshold: o.threshold };
+    labels = linkedClusters(dist, picked.map((i) => tags[i] ?? []), stop);
+  } else {
+    const tree = averageLinkage(dist);
+    const k =
+      o.numSpeakers !== undefined ? Math.min(o.numSpeakers, picked.length) : Math.max(1, picked.length - tree.merges.filter((m) => m < o.threshold).length);
+    labels = tree.labelsFor(k);
+  }
   let kept = [...new Set(labels)];
   if (o.numSpeakers === undefined) {
     const size = (c: number) => labels.filter((l) => l === c).length;
@@ -272,7 +282,9 @@ export function diarizeFromEmbeddings(
 ): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
   const mixed = windows.map((w) => overlapSeconds(w, overlaps) > MIXED_SHARE * (w.end - w.start));
   const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, overlaps) } : undefined;
-  const labels = clusterEmbeddings(embeddings, opts, mixed, confident);
+  const links = opts.links ?? true;
+  const tags = local && links ? localSpeakerTags(windows, local.frames, links === true ? {} : links) : undefined;
+  const labels = clusterEmbeddings(embeddings, opts, mixed, confident, tags);
   const ids = wordClusters(words, windows, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);
