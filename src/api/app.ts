@@ -32,6 +32,7 @@ import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
 import { registerVocabularyDashboard } from "../web/dashboard/vocabulary.ts";
 import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
 import { registerUploadDashboard } from "../web/dashboard/upload.ts";
+import { registerEditorDashboard } from "../web/dashboard/editor.ts";
 
 type Routes = Array<{ method: string; pattern: RegExp }>;
 
@@ -131,6 +132,7 @@ export function buildApi(ctx: AppContext) {
   registerDashboardRoutes(app as unknown as Elysia, ctx);
   registerWebhookDashboard(app as unknown as Elysia, ctx);
   registerUploadDashboard(app as unknown as Elysia, ctx);
+  registerEditorDashboard(app as unknown as Elysia, ctx);
   registerFeedDashboard(app as unknown as Elysia, ctx);
   registerVocabularyDashboard(app as unknown as Elysia, ctx);
 
