@@ -155,6 +155,8 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   }
   expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
   expect(await page.locator('#clips tr[data-clip="1"] [data-render]').textContent()).toBe("complete");
+  expect(Number(await page.getByLabel("Start of clip 1 (seconds)").inputValue())).toBe(moved.start_time);
+  expect(Number(await page.getByLabel("End of clip 1 (seconds)").inputValue())).toBe(moved.end_time);
   const after = await jobOf(key, id);
   const clip1 = after.output.clips[0];
   expect(clip1).toMatchObject({ start_time: moved.start_time, end_time: moved.end_time, render: { status: "complete", error: null } });

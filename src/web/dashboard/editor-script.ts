@@ -40,6 +40,12 @@ export const EDITOR_SCRIPT = String.raw`"use strict";
         if (cell && c.render && cell.dataset.render !== c.render.status) {
           cell.dataset.render = c.render.status;
           cell.textContent = c.render.status;
+          // Its re-render form must hold the clip's new times, or a change of style alone would move it back.
+          const form = document.querySelector('#clips form[data-rerender="' + c.rank + '"]');
+          if (form && c.render.status === "complete") {
+            form.start_time.value = c.start_time;
+            form.end_time.value = c.end_time;
+          }
         }
         const status = editor.querySelector('[data-render-of="' + CSS.escape(c.id) + '"]');
         if (!status) continue;
