@@ -1,16 +1,18 @@
-import { afterAll, beforeAll, expect } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import { snapToSentenceEdges } from "../../src/pipeline/highlights/clip-bounds.ts";
 import type { Word } from "../../src/pipeline/types.ts";
+import { ensureOrg } from "../../src/accounts/orgs.ts";
+import { issueLoginToken, loginUrl } from "../../src/web/dashboard/session.ts";
 import { signedInPage } from "../helpers/browser.ts";
 import { launchChromium, SCREENSHOTS } from "../helpers/chromium.ts";
 import { cues } from "../helpers/exports.ts";
-import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
+import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
-import { afterAllShared, beforeAllShared, testShared } from "../helpers/shared.ts";
+import { testShared } from "../helpers/shared.ts";
 import { eventually } from "../helpers/wait.ts";
 
 /**
@@ -25,12 +27,13 @@ let app: TestAppliance;
 let browser: Browser;
 let media: ReturnType<typeof startMediaServer>;
 
-beforeAllShared(async () => {
+beforeAll(async () => {
   media = startMediaServer();
-  app = await startAppliance({ env: { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" } });
+  // A tenth of real time: the sandbox job takes seconds; the live job's stall watchdog still leaves it minutes.
+  app = await startAppliance({ env: { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "0.1" } });
   browser = await launchChromium();
 }, 60_000);
-afterAllShared(async () => {
+afterAll(async () => {
   await browser?.close();
   await app?.stop();
   media?.stop();
@@ -232,3 +235,36 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   await other.close();
   await page.close();
 }, 600_000);
+
+test("without JavaScript, a sandbox job's page finds and replaces across the episode and deletes a clip with plain forms", async () => {
+  const key = app.key("editor-nojs");
+  const submitted = (await app.api("POST", "/v1/jobs", { key, body: VIDEO_BODY })).json;
+  const done = await eventually(() => jobOf(key, submitted.id), (j) => j.status === "complete", { timeoutMs: 60_000, what: "the sandbox job" });
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const { id: org } = ensureOrg(app.ctx.db, "editor-nojs", app.ctx.clock);
+  await page.goto(loginUrl(app.baseUrl, issueLoginToken(app.ctx.db, app.ctx.clock, org).token));
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.goto(`${app.baseUrl}/dashboard/jobs/${done.id}`);
+  // A sandbox job has no word timings: no sentences, no transcript to select from, and the page says so.
+  expect(await page.locator("#editor").textContent()).toContain("no word timings");
+  expect(await page.locator("#transcript").count()).toBe(0);
+  await page.getByLabel("Find", { exact: true }).fill("bus shelter");
+  await page.getByLabel("Replace with").fill("tram stop");
+  await page.getByRole("button", { name: "Replace everywhere" }).click();
+  expect(await notice(page)).toContain("Correction saved");
+  const corrected = (await jobOf(key, done.id)).output;
+  expect(JSON.stringify(corrected)).not.toMatch(/bus shelter/i);
+  expect(corrected.clips[0].hook).toContain("tram stop");
+  // The same again: nothing left to change, and the page says so.
+  await page.getByLabel("Find", { exact: true }).fill("bus shelter");
+  await page.getByLabel("Replace with").fill("tram stop");
+  await page.getByRole("button", { name: "Replace everywhere" }).click();
+  expect(await notice(page)).toContain("Nothing to change");
+  await card(page, 2).getByText("Delete clip").first().click();
+  await card(page, 2).getByRole("button", { name: "Delete clip 2" }).click();
+  expect(await notice(page)).toContain("Clip deleted");
+  expect((await jobOf(key, done.id)).output.clips.map((c: { id: string }) => c.id)).toEqual([done.output.clips[0].id, ...done.output.clips.slice(2).map((c: { id: string }) => c.id)]);
+  await page.screenshot({ path: join(SCREENSHOTS, "editor-sandbox-nojs-390.png"), fullPage: true });
+  await context.close();
+}, 120_000);
