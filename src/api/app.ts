@@ -24,6 +24,7 @@ import { registerWebhookDashboard } from "../web/dashboard/webhooks.ts";
 import { registerUploadDashboard } from "../web/dashboard/upload.ts";
 import { registerFeedDashboard } from "../web/dashboard/feeds.ts";
 import { registerVocabularyDashboard } from "../web/dashboard/vocabulary.ts";
+import { registerEditorDashboard } from "../web/dashboard/editor.ts";
 
 /**
  * Every route of the appliance, one entry per resource file (src/api/routes/ for the API, src/web/
@@ -45,6 +46,7 @@ const RESOURCES: Register[] = [
   registerDashboardRoutes,
   registerWebhookDashboard,
   registerUploadDashboard,
+  registerEditorDashboard,
   registerFeedDashboard,
   registerVocabularyDashboard,
 ];

@@ -57,8 +57,11 @@ export function correctLiveJob(dataDir: string, job: JobRow, output: StoredOutpu
   state.plan.chapters = state.plan.chapters?.map((c) => ({ ...c, title: correctText(c.title, rules) }));
   for (const p of [...state.plan.clips, ...(state.rendered ?? []).map((r) => r.plan), ...(state.trailerExtras ?? [])] as ClipPlan[]) correctCopy(p, rules);
 
+  // A clip with a pending render is judged by the bounds it is about to have too: a render already
+  // under way read the words before this correction, and the sentence it brings in may be the one corrected.
+  const pendingBounds = (c: StoredClip) => (c.render && c.render.status !== "failed" ? [c, { ...c, start_time: c.render.start_time, end_time: c.render.end_time }] : [c]);
   const captionsChanged = output.clips
-    .filter((c) => JSON.stringify(clipCaptionCues(old, c)) !== JSON.stringify(clipCaptionCues(words, c)))
+    .filter((c) => pendingBounds(c).some((b) => JSON.stringify(clipCaptionCues(old, b)) !== JSON.stringify(clipCaptionCues(words, b))))
     .map((c) => c.id);
   for (const clip of output.clips) correctCopy(clip, rules);
   let trailerChanged = false;

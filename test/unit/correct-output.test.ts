@@ -82,3 +82,16 @@ test("the trailer is re-rendered only when a changed word falls in its passages"
   // Sentence 14 (39-41.4 s) is in the trailer's passages only.
   expect(correctLiveJob(dataDir, a.job, a.output, { replace: [{ find: "beehides", with: "beehives" }] }, "t2")!.trailerChanged).toBe(true);
 });
+
+test("a clip whose pending render moves it onto the corrected words is re-rendered, though its present bounds miss them", () => {
+  const { job, output } = setUp("job_pending", false);
+  // Clip 2 (15-26.4 s) is being moved to start at sentence 4 (9 s), which holds "beehides".
+  const now = Date.now();
+  output.clips[1]!.render = { id: "rnd_x", status: "rendering", caption_style: "bold", start_time: 9, end_time: 26.4, formats: ["x"], requested_at: now, completed_at: null, error: null };
+  const outcome = correctLiveJob(dataDir, job, output, { replace: [{ find: "beehides", with: "beehives" }] }, "t1")!;
+  expect(outcome.captionsChanged).toEqual(["clip_1", "clip_2"]);
+  // A failed render's bounds are not where the clip is going: only the present ones count.
+  const b = setUp("job_failed", false);
+  b.output.clips[1]!.render = { id: "rnd_y", status: "failed", caption_style: "bold", start_time: 9, end_time: 26.4, formats: ["x"], requested_at: now, completed_at: now, error: "x" };
+  expect(correctLiveJob(dataDir, b.job, b.output, { replace: [{ find: "beehides", with: "beehives" }] }, "t1")!.captionsChanged).toEqual(["clip_1"]);
+});

@@ -225,7 +225,7 @@ function rerenderForm(f: Frame, jobId: string, c: Clip): string {
 }
 
 /** One job: its clips with the guest's review decisions and a re-render form each (times are snapped to sentence edges). */
-export function jobPage(f: Frame, row: JobRow, job: Job, flash?: Flash): string {
+export function jobPage(f: Frame, row: JobRow, job: Job, flash?: Flash, editor = ""): string {
   const head = `<p><code>${esc(row.id)}</code> · ${worldName(row.env)} · ${esc(row.sourceType)} · ${row.status}${job.output ? ` · <a href="${esc(job.output.guest_share_url)}">share page</a>` : ""}</p>`;
   if (!job.output) return frame(f, "Job", `${head}<p class="muted">Clips appear here once the job is complete.</p>`, flash);
   const rows = job.output.clips
@@ -238,7 +238,8 @@ export function jobPage(f: Frame, row: JobRow, job: Job, flash?: Flash): string 
     f,
     "Job",
     `${head}<section class="card"><h2>Clips</h2><p class="muted">Re-render a clip with another caption style or other times (snapped to the nearest sentence edges); it is not billed again and no other clip changes.</p>
-<table id="clips"><thead><tr><th>Rank</th><th>Clip</th><th>Guest review</th><th>Render</th><th>Re-render</th></tr></thead><tbody>${rows}</tbody></table></section>`,
+<table id="clips"><thead><tr><th>Rank</th><th>Clip</th><th>Guest review</th><th>Render</th><th>Re-render</th></tr></thead><tbody>${rows}</tbody></table></section>
+${editor}`,
     flash,
   );
 }

@@ -33,7 +33,7 @@ export async function readForm(request: Request): Promise<URLSearchParams> {
 export const signedOut = () =>
   html(page("Sign in · clipyard", `<h1>Sign in required</h1><p>Run <code>clipyard login --org NAME</code> on the appliance and open the link it prints.</p>`), 401);
 
-export type Render = (s: DashboardSession, f: Frame, request: Request, params: Record<string, string>) => Response | string;
+export type Render = (s: DashboardSession, f: Frame, request: Request, params: Record<string, string>) => Response | string | Promise<Response | string>;
 export type Handle = (s: DashboardSession, form: URLSearchParams, params: Record<string, string>, request: Request) => Promise<Response> | Response;
 
 /**
@@ -53,10 +53,10 @@ export function dashboardRouter(app: Elysia, ctx: AppContext) {
   const frameFor = (s: DashboardSession, current: string): Frame => ({ orgName: orgName(s.orgId), csrf: s.csrf, current });
 
   const view = (path: string, render: Render) =>
-    app.get(path, ({ request, params }) => {
+    app.get(path, async ({ request, params }) => {
       const s = sessionFromRequest(ctx.db, ctx.clock, request);
       if (!s) return signedOut();
-      const out = render(s, frameFor(s, path), request, params as Record<string, string>);
+      const out = await render(s, frameFor(s, path), request, params as Record<string, string>);
       return typeof out === "string" ? html(out) : out;
     });
 

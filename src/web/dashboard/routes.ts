@@ -15,6 +15,8 @@ import { ENVS } from "../../accounts/scope.ts";
 import { esc, page } from "../html.ts";
 import { frame, type Flash, jobPage, jobsPage, keysPage, loginPage, receiptPage, receiptsPage, topupPage, walletPage } from "./pages.ts";
 import { dashboardRouter, html, readForm, redirect } from "./router.ts";
+import { EDITOR_FLASH, EDITOR_PAGE_CSP, editorWords } from "./editor.ts";
+import { editorSection } from "./editor-view.ts";
 import { clearedSessionCookie, endSession, redeemLoginToken, sessionCookie, SESSION_TTL_MS } from "./session.ts";
 
 /**
@@ -51,7 +53,7 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
       case "render_unchanged": return { notice: "Nothing to re-render: the clip already has these settings." };
       case "render_invalid": return { error: "Re-render refused: the times must be numbers, the end after the start, with a finished sentence between them." };
       case "render_unavailable": return { error: "This job's clips cannot be re-rendered: it is not complete, or its transcript checkpoint is gone." };
-      default: return {};
+      default: return EDITOR_FLASH[code ?? ""] ?? {};
     }
   };
   const back = (path: string, flash: string, topupId?: string) => redirect(`${path}?flash=${flash}${topupId ? `&topup=${encodeURIComponent(topupId)}` : ""}`);
@@ -173,10 +175,13 @@ export function registerDashboardRoutes(app: Elysia, ctx: AppContext): void {
     const row = getJobById(ctx.db, id);
     return row && row.orgId === orgId ? row : undefined;
   };
-  view("/dashboard/jobs/:id", (s, f, request, params) => {
+  view("/dashboard/jobs/:id", async (s, f, request, params) => {
     const row = ownJob(s.orgId, params.id!);
     if (!row) return html(frame(f, "Job not found", `<p class="muted">No job ${esc(params.id)} in this organisation.</p>`), 404);
-    return jobPage({ ...f, current: "/dashboard/jobs" }, row, presentJob(row, ctx.present), flashOf(request, s.orgId));
+    const job = presentJob(row, ctx.present);
+    const frameOf = { ...f, current: "/dashboard/jobs" };
+    const editor = editorSection(frameOf, job, await editorWords(ctx, row));
+    return html(jobPage(frameOf, row, job, flashOf(request, s.orgId), editor), 200, { "content-security-policy": EDITOR_PAGE_CSP });
   });
   action("/dashboard/jobs/:id/clips/:clip_id/renders", async (s, form, params) => {
     const row = ownJob(s.orgId, params.id!);
