@@ -1,7 +1,7 @@
 /**
  * Schema migrations, embedded as SQL so the compiled binary carries them. Append only: a migration
  * that has shipped is never edited. `PRAGMA user_version` records how many have run.
- * `src/db/schema.ts` mirrors the resulting tables for drizzle; test/unit/db-schema.test.ts checks
+ * `src/db/schema.ts` mirrors the resulting tables for drizzle; test/unit/db/schema.test.ts checks
  * that the two agree column by column.
  */
 export const migrations: string[] = [

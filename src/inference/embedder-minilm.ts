@@ -3,7 +3,7 @@
  * model.safetensors + tokenizer.json + config.json (the manifest ships safetensors, which
  * transformers.js/ONNX Runtime cannot load). A 6-layer, 384-wide BERT: WordPiece tokenisation,
  * encoder, mean pooling over tokens, L2 normalisation — the same steps as sentence-transformers, and
- * checked against its published similarity matrix in test/unit/embedder.test.ts.
+ * checked against its published similarity matrix in test/unit/inference/embedder.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * The sandbox fixture files, imported as files so `bun build --compile` embeds them in the binary (in
- * a checkout these resolve to the files on disk). test/unit/sandbox-fixtures.test.ts checks that this
+ * a checkout these resolve to the files on disk). test/unit/sandbox/fixtures.test.ts checks that this
  * list and fixtures/sandbox/manifest.json name the same files.
  */
 import manifest from "../../fixtures/sandbox/manifest.json" with { type: "json" };

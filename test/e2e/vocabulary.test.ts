@@ -31,7 +31,7 @@ testShared("a vocabulary never costs the transcript speech", async () => {
   }
 }, SLOW);
 
-testShared("whisper.cpp in-process runs with a vocabulary (its prompt: test/unit/vocabulary.test.ts); its words carry no probability, the addon reports none", async () => {
+testShared("whisper.cpp in-process runs with a vocabulary (its prompt: test/unit/pipeline/transcribe/vocabulary.test.ts); its words carry no probability, the addon reports none", async () => {
   const { loadWhisperCpp } = await import("../../src/inference/whisper-cpp.ts");
   if (!loadWhisperCpp().ok) return console.error("whisper.cpp addon not loadable here: skipped");
   const before = process.env.CLIPYARD_ASR_ENGINE;

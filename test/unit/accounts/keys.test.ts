@@ -2,10 +2,10 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { authenticKey, createKey, parseKey, revokeKey, revokeKeyById } from "../../src/accounts/keys.ts";
-import { ensureOrg } from "../../src/accounts/orgs.ts";
-import { ManualClock } from "../../src/clock.ts";
-import { openTestDb } from "../helpers/db.ts";
+import { authenticKey, createKey, parseKey, revokeKey, revokeKeyById } from "../../../src/accounts/keys.ts";
+import { ensureOrg } from "../../../src/accounts/orgs.ts";
+import { ManualClock } from "../../../src/clock.ts";
+import { openTestDb } from "../../helpers/db.ts";
 
 // authenticKey remembers keys by secret hash and reads only revoked_at again: these pin what that
 // memory must never change (the HTTP side, with a revocation from another process, is in

@@ -2,10 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ManualClock, type Clock } from "../../src/clock.ts";
-import { DbSlidingWindowLimiter, SlidingWindowLimiter, rateHeaders, type RateLimiter } from "../../src/api/rate-limit.ts";
-import type { Db } from "../../src/db/client.ts";
-import { openTestDb } from "../helpers/db.ts";
+import { ManualClock, type Clock } from "../../../src/clock.ts";
+import { DbSlidingWindowLimiter, SlidingWindowLimiter, rateHeaders, type RateLimiter } from "../../../src/api/rate-limit.ts";
+import type { Db } from "../../../src/db/client.ts";
+import { openTestDb } from "../../helpers/db.ts";
 
 // The window in memory (one appliance) and in the database (a cluster's API nodes, here on the test
 // back end: SQLite, or PostgreSQL under CLIPYARD_TEST_DATABASE_URL) must decide alike.

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDbFile, readTx } from "../../src/db/client.ts";
+import { openDbFile, readTx } from "../../../src/db/client.ts";
 
 function twoConnections() {
   const dir = mkdtempSync(join(tmpdir(), "clipyard-readtx-"));

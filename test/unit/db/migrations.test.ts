@@ -3,8 +3,8 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDbFile } from "../../src/db/client.ts";
-import { migrations } from "../../src/db/migrations.ts";
+import { openDbFile } from "../../../src/db/client.ts";
+import { migrations } from "../../../src/db/migrations.ts";
 
 /** Migration 4 on a database written before test and live were separate worlds. */
 test("existing webhooks join live when their organisation has a live key, else sandbox; events take their job's world", () => {

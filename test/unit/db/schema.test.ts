@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
-import { openDbFile } from "../../src/db/client.ts";
-import * as schema from "../../src/db/schema.ts";
+import { openDbFile } from "../../../src/db/client.ts";
+import * as schema from "../../../src/db/schema.ts";
 
 test("the drizzle schema mirrors the migrated database column for column", () => {
   const db = openDbFile(":memory:");

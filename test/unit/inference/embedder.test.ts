@@ -2,13 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { DEFAULT_EMBEDDING_MODEL, EmbeddingModelUnavailableError, loadEmbedder, tryLoadEmbedder, verifiedModelDir } from "../../src/inference/embedder.ts";
-import { WordPieceTokenizer } from "../../src/inference/embedder-minilm.ts";
-import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
-import { cosine } from "../../src/pipeline/highlights/topics.ts";
-import { SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
-import { testShared } from "../helpers/shared.ts";
+import { loadConfig } from "../../../src/config.ts";
+import { DEFAULT_EMBEDDING_MODEL, EmbeddingModelUnavailableError, loadEmbedder, tryLoadEmbedder, verifiedModelDir } from "../../../src/inference/embedder.ts";
+import { WordPieceTokenizer } from "../../../src/inference/embedder-minilm.ts";
+import { planHighlights } from "../../../src/pipeline/highlights/plan.ts";
+import { cosine } from "../../../src/pipeline/highlights/topics.ts";
+import { SHARED_MEDIA, transcriptFromTurnsFile } from "../../helpers/synthetic-transcript.ts";
+import { testShared } from "../../helpers/shared.ts";
 
 const modelsDir = loadConfig().modelsDir;
 

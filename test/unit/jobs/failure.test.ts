@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { INTERNAL_FAILURE, publicFailure, withoutLocalPaths } from "../../src/jobs/failure.ts";
-import { PipelineError } from "../../src/pipeline/stage.ts";
+import { INTERNAL_FAILURE, publicFailure, withoutLocalPaths } from "../../../src/jobs/failure.ts";
+import { PipelineError } from "../../../src/pipeline/stage.ts";
 
 const roots = ["/tmp", "/var/lib/clipyard/data"];
 

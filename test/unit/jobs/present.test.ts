@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { presentJob, presentJobJson, PRESENTED_JOBS_MAX } from "../../src/jobs/present.ts";
-import type { JobRow } from "../../src/db/schema.ts";
+import { presentJob, presentJobJson, PRESENTED_JOBS_MAX } from "../../../src/jobs/present.ts";
+import type { JobRow } from "../../../src/db/schema.ts";
 
 // GET /v1/jobs/{id} answers with presentJobJson, which remembers a job's body while its row is
 // unchanged: every change to the row must show on the next read, as presentJob would show it.

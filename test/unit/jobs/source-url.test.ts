@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { checkSourceUrl, youtubeId } from "../../src/jobs/source-url.ts";
+import { checkSourceUrl, youtubeId } from "../../../src/jobs/source-url.ts";
 
 const strict = { allowHttp: false };
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DownloadError, downloadToFile } from "../../src/media/download.ts";
+import { DownloadError, downloadToFile } from "../../../src/media/download.ts";
 
 const lan = { allowPrivateNetwork: true, allowHttp: true };
 let server: ReturnType<typeof Bun.serve>;

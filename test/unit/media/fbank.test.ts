@@ -4,11 +4,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { FBANK_BINS, fbank, fbankFrames } from "../../src/media/fbank.ts";
-import { openWav } from "../../src/media/wav.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
-import { workerPython } from "../helpers/worker-python.ts";
-import { describeShared } from "../helpers/shared.ts";
+import { FBANK_BINS, fbank, fbankFrames } from "../../../src/media/fbank.ts";
+import { openWav } from "../../../src/media/wav.ts";
+import { SHARED_MEDIA } from "../../helpers/paths.ts";
+import { workerPython } from "../../helpers/worker-python.ts";
+import { describeShared } from "../../helpers/shared.ts";
 
 const CALL = join(SHARED_MEDIA, "two_speakers_call.wav");
 

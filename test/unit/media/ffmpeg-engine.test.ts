@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { chooseEncoder, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
+import { chooseEncoder, videoEncoderArgs } from "../../../src/media/ffmpeg-engine.ts";
 
 test("the first hardware encoder that passed its probe wins, else libx264", () => {
   expect(chooseEncoder(undefined, [])).toBe("libx264");

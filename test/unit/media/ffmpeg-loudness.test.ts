@@ -1,6 +1,6 @@
 /** The loudness loop's correction after an encode (pure: no ffmpeg). */
 import { describe, expect, test } from "bun:test";
-import { CLIP_LOUDNESS, levelFilter, reaim, type LoudnessPlan } from "../../src/media/ffmpeg-loudness.ts";
+import { CLIP_LOUDNESS, levelFilter, reaim, type LoudnessPlan } from "../../../src/media/ffmpeg-loudness.ts";
 
 const plan = (integrated: number, ceilingDb = -2): LoudnessPlan => ({ gainDb: 12, ceilingDb, filter: levelFilter(12, ceilingDb), integrated, passes: 2 });
 

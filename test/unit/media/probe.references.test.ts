@@ -7,10 +7,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
-import { ffmpeg } from "../../src/media/ffmpeg.ts";
-import { MediaProbeError, probeMedia } from "../../src/media/probe.ts";
-import { speechWav } from "../helpers/speech.ts";
+import { decodeToSpeechWav } from "../../../src/media/decode-audio.ts";
+import { ffmpeg } from "../../../src/media/ffmpeg.ts";
+import { MediaProbeError, probeMedia } from "../../../src/media/probe.ts";
+import { speechWav } from "../../helpers/speech.ts";
 
 let dir: string;
 let secret: string;

@@ -2,9 +2,9 @@ import { expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MediaProbeError, NoAudioStreamError, parseProbe, probeMedia } from "../../src/media/probe.ts";
-import { SHARED_MEDIA } from "../helpers/paths.ts";
-import { testShared } from "../helpers/shared.ts";
+import { MediaProbeError, NoAudioStreamError, parseProbe, probeMedia } from "../../../src/media/probe.ts";
+import { SHARED_MEDIA } from "../../helpers/paths.ts";
+import { testShared } from "../../helpers/shared.ts";
 
 const MEDIA = SHARED_MEDIA;
 
@@ -34,5 +34,5 @@ test("a file with no audio stream is a clear error", async () => {
 });
 
 test("a file ffprobe cannot read is a MediaProbeError", async () => {
-  await expect(probeMedia(join(import.meta.dir, "asr-probe.test.ts"))).rejects.toBeInstanceOf(MediaProbeError);
+  await expect(probeMedia(import.meta.path)).rejects.toBeInstanceOf(MediaProbeError);
 });

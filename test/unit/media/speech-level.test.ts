@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { measureSpeechLevel, SPEECH_LEVEL_DBFS, speechGain, toPcm16 } from "../../src/media/speech-level.ts";
+import { measureSpeechLevel, SPEECH_LEVEL_DBFS, speechGain, toPcm16 } from "../../../src/media/speech-level.ts";
 
 const RATE = 16000;
 const db = (x: number) => 20 * Math.log10(x);

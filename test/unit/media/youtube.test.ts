@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { downloadYoutube, YoutubeError } from "../../src/media/youtube.ts";
+import { downloadYoutube, YoutubeError } from "../../../src/media/youtube.ts";
 
 // This machine reaches no video site, so the failure path is what can run here: yt-dlp really runs,
 // really fails to connect, and the failure surfaces as a YoutubeError with its reason.

@@ -2,11 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { digestFile, verifyFile } from "../../src/models/checksum.ts";
-import { loadManifest, parseManifest } from "../../src/models/manifest.ts";
-import { pull } from "../../src/models/pull.ts";
-import { ModelNotAvailableError, resolveModel } from "../../src/models/store.ts";
-import { loadConfig } from "../../src/config.ts";
+import { digestFile, verifyFile } from "../../../src/models/checksum.ts";
+import { loadManifest, parseManifest } from "../../../src/models/manifest.ts";
+import { pull } from "../../../src/models/pull.ts";
+import { ModelNotAvailableError, resolveModel } from "../../../src/models/store.ts";
+import { loadConfig } from "../../../src/config.ts";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "clipyard-models-test-"));
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { addressRefusal, classifyAddress } from "../../src/net/ip-policy.ts";
-import { checkUrl, OutboundRefused } from "../../src/net/safe-fetch.ts";
+import { addressRefusal, classifyAddress } from "../../../src/net/ip-policy.ts";
+import { checkUrl, OutboundRefused } from "../../../src/net/safe-fetch.ts";
 
 const strict = { allowPrivateNetwork: false, allowHttp: false };
 const lan = { allowPrivateNetwork: true, allowHttp: true };

@@ -2,10 +2,10 @@ import { afterAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { acquire, SOURCE_FILE, uploadedFileName, uploadFilePath, uploadInfoPath } from "../../src/pipeline/acquire.ts";
-import { PipelineError } from "../../src/pipeline/stage.ts";
-import { speechWav } from "../helpers/speech.ts";
+import { loadConfig } from "../../../src/config.ts";
+import { acquire, SOURCE_FILE, uploadedFileName, uploadFilePath, uploadInfoPath } from "../../../src/pipeline/acquire.ts";
+import { PipelineError } from "../../../src/pipeline/stage.ts";
+import { speechWav } from "../../helpers/speech.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "clipyard-acquire-upload-"));
 const config = loadConfig({ CLIPYARD_DATA_DIR: dataDir });
@@ -40,6 +40,6 @@ test("a vanished upload or one with no audio fails acquisition with media_fetch_
   const missing = acquire({ type: "upload", url: "upl_gone" }, join(dataDir, "jobs/j2/source"), config);
   await expect(missing).rejects.toBeInstanceOf(PipelineError);
   await expect(missing).rejects.toMatchObject({ code: "media_fetch_failed" });
-  stage("upl_text", "notes.txt", join(import.meta.dir, "../fixtures/interview.turns.txt"));
+  stage("upl_text", "notes.txt", join(import.meta.dir, "../../fixtures/interview.turns.txt"));
   await expect(acquire({ type: "upload", url: "upl_text" }, join(dataDir, "jobs/j3/source"), config)).rejects.toMatchObject({ code: "media_fetch_failed" });
 });

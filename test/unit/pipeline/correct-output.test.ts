@@ -2,12 +2,12 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { JobRow } from "../../src/db/schema.ts";
-import { correctLiveJob } from "../../src/pipeline/correct-output.ts";
-import { exportRefs, writeExports } from "../../src/pipeline/exports.ts";
-import type { LiveState } from "../../src/pipeline/live.ts";
-import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../src/pipeline/output.ts";
-import type { ClipPlan, Word } from "../../src/pipeline/types.ts";
+import type { JobRow } from "../../../src/db/schema.ts";
+import { correctLiveJob } from "../../../src/pipeline/correct-output.ts";
+import { exportRefs, writeExports } from "../../../src/pipeline/exports.ts";
+import type { LiveState } from "../../../src/pipeline/live.ts";
+import { jobOutputDir, jobWorkDir, type StoredOutput } from "../../../src/pipeline/output.ts";
+import type { ClipPlan, Word } from "../../../src/pipeline/types.ts";
 
 /**
  * A correction applied to a finished live job's checkpoint, output and files (real files in a temp

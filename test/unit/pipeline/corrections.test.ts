@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { correctHashtags, correctText, correctWords, rebuildSegments } from "../../src/pipeline/corrections.ts";
-import type { Word } from "../../src/pipeline/types.ts";
+import { correctHashtags, correctText, correctWords, rebuildSegments } from "../../../src/pipeline/corrections.ts";
+import type { Word } from "../../../src/pipeline/types.ts";
 
 /** Transcript corrections on word lists and on the text written from them. */
 const said = (text: string, speaker = "SPEAKER_00", from = 0): Word[] =>

@@ -2,8 +2,8 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fcpxmlTimeline, xmemlTimeline, type TimelineInput } from "../../src/pipeline/editor-timelines.ts";
-import { checkEditorTimeline, readTimeline } from "../helpers/exports.ts";
+import { fcpxmlTimeline, xmemlTimeline, type TimelineInput } from "../../../src/pipeline/editor-timelines.ts";
+import { checkEditorTimeline, readTimeline } from "../../helpers/exports.ts";
 
 /**
  * The FCPXML and Final Cut 7 XML writers, read back by OpenTimelineIO's own FCP adapters (the

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { assEventSpans, buildAss } from "../../src/pipeline/render/captions.ts";
-import { joinWords } from "../../src/pipeline/highlights/sentences.ts";
-import { clipCaptionCues, otioTimeline, podcastChapters, transcriptCues, transcriptText } from "../../src/pipeline/exports.ts";
-import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
+import { assEventSpans, buildAss } from "../../../src/pipeline/render/captions.ts";
+import { joinWords } from "../../../src/pipeline/highlights/sentences.ts";
+import { clipCaptionCues, otioTimeline, podcastChapters, transcriptCues, transcriptText } from "../../../src/pipeline/exports.ts";
+import { transcriptFromTurns } from "../../helpers/synthetic-transcript.ts";
 
 const t = transcriptFromTurns([
   { speaker: "Speaker 1", text: "Welcome back to the show. Today we talk about bees on a roof, and what they teach us." },

@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT_DIR } from "../../src/config.ts";
-import { FIXTURE_FILES, FIXTURE_MANIFEST } from "../../src/sandbox/fixture-files.ts";
+import { ROOT_DIR } from "../../../src/config.ts";
+import { FIXTURE_FILES, FIXTURE_MANIFEST } from "../../../src/sandbox/fixture-files.ts";
 
 test("the embedded fixture list names exactly the files of the manifest and the folder", () => {
   const { clips: captions, ...exports } = FIXTURE_MANIFEST.exports;

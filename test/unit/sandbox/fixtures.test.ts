@@ -6,9 +6,9 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { ROOT_DIR } from "../../src/config.ts";
-import { ffprobeJson } from "../../src/media/ffmpeg.ts";
-import { meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
+import { ROOT_DIR } from "../../../src/config.ts";
+import { ffprobeJson } from "../../../src/media/ffmpeg.ts";
+import { meterEbur128 } from "../../../src/media/ffmpeg-loudness.ts";
 
 const DIR = join(ROOT_DIR, "fixtures/sandbox");
 

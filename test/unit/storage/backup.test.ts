@@ -7,12 +7,12 @@ import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDbFile } from "../../src/db/client.ts";
-import { migrations } from "../../src/db/migrations.ts";
-import { RestoreRefused } from "../../src/db/snapshot.ts";
-import { SecretBox } from "../../src/secrets.ts";
-import { backup, restore } from "../../src/storage/backup.ts";
-import { copyTree } from "../../src/storage/copy-tree.ts";
+import { openDbFile } from "../../../src/db/client.ts";
+import { migrations } from "../../../src/db/migrations.ts";
+import { RestoreRefused } from "../../../src/db/snapshot.ts";
+import { SecretBox } from "../../../src/secrets.ts";
+import { backup, restore } from "../../../src/storage/backup.ts";
+import { copyTree } from "../../../src/storage/copy-tree.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-backup-unit-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

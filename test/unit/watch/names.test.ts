@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { MEDIA_DEMUXERS, MEDIA_FILE_EXTENSIONS } from "../../src/media/ffmpeg.ts";
-import { isWatchableName } from "../../src/watch/names.ts";
+import { MEDIA_DEMUXERS, MEDIA_FILE_EXTENSIONS } from "../../../src/media/ffmpeg.ts";
+import { isWatchableName } from "../../../src/watch/names.ts";
 
 test("media files of the allowed containers are candidates, whatever the case of the extension", () => {
   for (const name of ["episode.mp4", "Interview.MOV", "call.wav", "show.m4a", "talk.mkv", "clip.webm", "pod.mp3", "a.flac", "b.ogg", "c.opus", "d.ts"]) {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { SettleTracker } from "../../src/watch/settle.ts";
+import { SettleTracker } from "../../../src/watch/settle.ts";
 
 const stamp = (size: number, mtimeMs = 1000) => ({ size, mtimeMs });
 

@@ -4,16 +4,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
-import { buildAppliance } from "../../src/appliance.ts";
-import { loadConfig } from "../../src/config.ts";
-import { openDb, tx } from "../../src/db/client.ts";
-import { migrations } from "../../src/db/migrations.ts";
-import * as schema from "../../src/db/schema.ts";
-import { freshSchemaUrl, stopOwnPostgres } from "../helpers/postgres.ts";
+import { buildAppliance } from "../../../../src/appliance.ts";
+import { loadConfig } from "../../../../src/config.ts";
+import { openDb, tx } from "../../../../src/db/client.ts";
+import { migrations } from "../../../../src/db/migrations.ts";
+import * as schema from "../../../../src/db/schema.ts";
+import { freshSchemaUrl, stopOwnPostgres } from "../../../helpers/postgres.ts";
 
 // PostgreSQL whatever the run's back end: what only PostgreSQL has (its catalogue, its migration
 // record, several processes migrating at once, the connection thread's error handling).
-const ROOT = resolve(import.meta.dir, "../..");
+const ROOT = resolve(import.meta.dir, "../../../..");
 const dataDir = mkdtempSync(join(tmpdir(), "clipyard-pg-unit-"));
 afterAll(() => stopOwnPostgres());
 

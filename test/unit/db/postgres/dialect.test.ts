@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { numberPlaceholders, toPostgresMigration, toPostgresStatement } from "../../src/db/postgres/dialect.ts";
+import { numberPlaceholders, toPostgresMigration, toPostgresStatement } from "../../../../src/db/postgres/dialect.ts";
 
 test("placeholders are numbered outside quotes and comments; ?N keeps its number", () => {
   expect(numberPlaceholders(`SELECT "a?" FROM t WHERE x = ? AND y = '?' AND z = ? -- why?\nLIMIT ?`)).toBe(`SELECT "a?" FROM t WHERE x = $1 AND y = '?' AND z = $2 -- why?\nLIMIT $3`);

@@ -6,9 +6,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveModel } from "../../src/models/store.ts";
-import { loadCheckpoint, loadStateDict, PickleObject } from "../../src/inference/onnx/torch-checkpoint.ts";
-import { workerPython } from "../helpers/worker-python.ts";
+import { resolveModel } from "../../../../src/models/store.ts";
+import { loadCheckpoint, loadStateDict, PickleObject } from "../../../../src/inference/onnx/torch-checkpoint.ts";
+import { workerPython } from "../../../helpers/worker-python.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-torch-ckpt-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT_DIR } from "../../src/config.ts";
-import { configuredSpeechPython, SpeechRuntimeMissingError, speechPython, speechRuntimeDir } from "../../src/inference/speech-runtime/runtime.ts";
-import { installSpeechRuntime, isUpToDate, lockRuntime, REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../src/inference/speech-runtime/install.ts";
-import { speechRuntimeStatus } from "../../src/inference/speech-runtime/status.ts";
+import { ROOT_DIR } from "../../../../src/config.ts";
+import { configuredSpeechPython, SpeechRuntimeMissingError, speechPython, speechRuntimeDir } from "../../../../src/inference/speech-runtime/runtime.ts";
+import { installSpeechRuntime, isUpToDate, lockRuntime, REQUIREMENTS, REQUIREMENTS_SHA256 } from "../../../../src/inference/speech-runtime/install.ts";
+import { speechRuntimeStatus } from "../../../../src/inference/speech-runtime/status.ts";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "clipyard-runtime-test-"));
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { audioFeaturesFromWav } from "../../src/pipeline/highlights/audio.ts";
-import { readWav } from "../../src/media/wav.ts";
-import { SHARED_MEDIA } from "../helpers/synthetic-transcript.ts";
-import { describeShared } from "../helpers/shared.ts";
+import { audioFeaturesFromWav } from "../../../../src/pipeline/highlights/audio.ts";
+import { readWav } from "../../../../src/media/wav.ts";
+import { SHARED_MEDIA } from "../../../helpers/synthetic-transcript.ts";
+import { describeShared } from "../../../helpers/shared.ts";
 
 /** Speech spans from an RTTM file (SPEAKER lines: onset at field 4, duration at field 5). */
 function rttm(path: string): { start: number; end: number }[] {

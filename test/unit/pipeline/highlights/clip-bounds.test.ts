@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { snapToSentenceEdges } from "../../src/pipeline/highlights/clip-bounds.ts";
-import type { Word } from "../../src/pipeline/types.ts";
+import { snapToSentenceEdges } from "../../../../src/pipeline/highlights/clip-bounds.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
 
 /** Words of one speaker, 0.3 s each, 0.1 s apart within a sentence and 0.6 s after a full stop. */
 function speak(sentences: string[][], speaker = "S1"): Word[] {

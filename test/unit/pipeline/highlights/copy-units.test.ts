@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { copyUnits, quotableUnits } from "../../src/pipeline/highlights/copy-units.ts";
-import { checkCopy, textSentences } from "../../src/pipeline/highlights/editorial-check.ts";
-import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
-import { buildShowNotes, notesSection } from "../../src/pipeline/highlights/shownotes.ts";
-import { asrTranscript } from "../helpers/asr-fixture.ts";
+import { copyUnits, quotableUnits } from "../../../../src/pipeline/highlights/copy-units.ts";
+import { checkCopy, textSentences } from "../../../../src/pipeline/highlights/editorial-check.ts";
+import { analyzeTranscript } from "../../../../src/pipeline/highlights/analysis.ts";
+import { selectClips } from "../../../../src/pipeline/highlights/select-clips.ts";
+import { buildShowNotes, notesSection } from "../../../../src/pipeline/highlights/shownotes.ts";
+import { asrTranscript } from "../../../helpers/asr-fixture.ts";
 
 const wordCount = (s: string) => s.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 

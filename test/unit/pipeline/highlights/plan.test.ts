@@ -5,18 +5,18 @@
  * result and say so in `editor`, `warnings` and each clip's `reason`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
-import { completionsUrl } from "../../src/inference/llm-chat.ts";
-import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
-import { planHighlights } from "../../src/pipeline/highlights/plan.ts";
+import { loadConfig } from "../../../../src/config.ts";
+import { completionsUrl } from "../../../../src/inference/llm-chat.ts";
+import { analyzeTranscript } from "../../../../src/pipeline/highlights/analysis.ts";
+import { selectClips } from "../../../../src/pipeline/highlights/select-clips.ts";
+import { planHighlights } from "../../../../src/pipeline/highlights/plan.ts";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MAX_REPLY_BYTES } from "../../src/inference/llm-chat.ts";
-import { writeExports } from "../../src/pipeline/exports.ts";
-import { asrTranscript } from "../helpers/asr-fixture.ts";
-import { TreeMemorySampler } from "../helpers/process-memory.ts";
+import { MAX_REPLY_BYTES } from "../../../../src/inference/llm-chat.ts";
+import { writeExports } from "../../../../src/pipeline/exports.ts";
+import { asrTranscript } from "../../../helpers/asr-fixture.ts";
+import { TreeMemorySampler } from "../../../helpers/process-memory.ts";
 
 type Reply = { status?: number; body?: string; content?: string; hold?: boolean; hugeBytes?: number };
 

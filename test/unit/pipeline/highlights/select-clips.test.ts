@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
+import { analyzeTranscript } from "../../../../src/pipeline/highlights/analysis.ts";
 import { z } from "zod";
-import { CLIP_CATEGORIES, CLIP_WINDOW_MESSAGE, DEFAULT_CLIP_COUNT, HighlightOptionsFields, HighlightOptionsSchema, NoClipsError, clipWindowIsValid, selectClips } from "../../src/pipeline/highlights/select-clips.ts";
-import { overlapFraction } from "../../src/pipeline/highlights/rank.ts";
-import type { ClipPlan, Transcript } from "../../src/pipeline/types.ts";
-import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
-import { SHARED_PRESENT, testShared } from "../helpers/shared.ts";
+import { CLIP_CATEGORIES, CLIP_WINDOW_MESSAGE, DEFAULT_CLIP_COUNT, HighlightOptionsFields, HighlightOptionsSchema, NoClipsError, clipWindowIsValid, selectClips } from "../../../../src/pipeline/highlights/select-clips.ts";
+import { overlapFraction } from "../../../../src/pipeline/highlights/rank.ts";
+import type { ClipPlan, Transcript } from "../../../../src/pipeline/types.ts";
+import { INTERVIEW_FIXTURE, SHARED_MEDIA, parseTurns, transcriptFromTurns, transcriptFromTurnsFile } from "../../../helpers/synthetic-transcript.ts";
+import { SHARED_PRESENT, testShared } from "../../../helpers/shared.ts";
 
 const interview = transcriptFromTurnsFile(INTERVIEW_FIXTURE);
 /** The shared jfk.wav's words (its jfk.ref.txt), as text is all this test needs. */

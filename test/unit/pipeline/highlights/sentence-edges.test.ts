@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { checkClipEdges, checkCopy, incompleteSentence, isCompleteText, locateText } from "../../src/pipeline/highlights/editorial-check.ts";
-import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
-import { isSentenceEnd, isSentenceStart, MIN_SENTENCE_PAUSE, timingsShowNoPauses } from "../../src/pipeline/highlights/sentence-edges.ts";
-import { joinWords, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
-import type { Word } from "../../src/pipeline/types.ts";
-import { ASR_FIXTURES, asrTranscript } from "../helpers/asr-fixture.ts";
+import { checkClipEdges, checkCopy, incompleteSentence, isCompleteText, locateText } from "../../../../src/pipeline/highlights/editorial-check.ts";
+import { selectClips } from "../../../../src/pipeline/highlights/select-clips.ts";
+import { isSentenceEnd, isSentenceStart, MIN_SENTENCE_PAUSE, timingsShowNoPauses } from "../../../../src/pipeline/highlights/sentence-edges.ts";
+import { joinWords, splitSentences } from "../../../../src/pipeline/highlights/sentences.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
+import { ASR_FIXTURES, asrTranscript } from "../../../helpers/asr-fixture.ts";
 
 /** Words laid out with the given gap after each (seconds), one speaker unless a token says "B:". */
 function timed(spec: Array<[string, number]>): Word[] {

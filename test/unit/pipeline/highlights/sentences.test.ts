@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { joinWords, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
-import type { Word } from "../../src/pipeline/types.ts";
-import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
+import { joinWords, splitSentences } from "../../../../src/pipeline/highlights/sentences.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
+import { transcriptFromTurns } from "../../../helpers/synthetic-transcript.ts";
 
 function words(tokens: string[], speaker = "A"): Word[] {
   return tokens.map((w, i) => ({ word: w, start: i * 0.5, end: i * 0.5 + 0.4, speaker }));

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
-import { buildShowNotes, formatTimestamp, notesSection } from "../../src/pipeline/highlights/shownotes.ts";
-import { INTERVIEW_FIXTURE, SHARED_MEDIA, transcriptFromTurnsFile } from "../helpers/synthetic-transcript.ts";
-import { testShared } from "../helpers/shared.ts";
+import { analyzeTranscript } from "../../../../src/pipeline/highlights/analysis.ts";
+import { selectClips } from "../../../../src/pipeline/highlights/select-clips.ts";
+import { buildShowNotes, formatTimestamp, notesSection } from "../../../../src/pipeline/highlights/shownotes.ts";
+import { INTERVIEW_FIXTURE, SHARED_MEDIA, transcriptFromTurnsFile } from "../../../helpers/synthetic-transcript.ts";
+import { testShared } from "../../../helpers/shared.ts";
 
 
 const toSeconds = (ts: string) => ts.split(":").map(Number).reduce((a, b) => a * 60 + b, 0);

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { analyzeSentence } from "../../src/pipeline/highlights/nlp.ts";
-import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
-import { buildShowNotes, notesSection, onceEach, soundsLikeShow, topicWeight } from "../../src/pipeline/highlights/shownotes.ts";
-import { rankTitlePhrases, showName, titleCase, titlePhrases } from "../../src/pipeline/highlights/titles.ts";
-import { ASR_FIXTURES, asrTranscript } from "../helpers/asr-fixture.ts";
+import { analyzeTranscript } from "../../../../src/pipeline/highlights/analysis.ts";
+import { analyzeSentence } from "../../../../src/pipeline/highlights/nlp.ts";
+import { selectClips } from "../../../../src/pipeline/highlights/select-clips.ts";
+import { buildShowNotes, notesSection, onceEach, soundsLikeShow, topicWeight } from "../../../../src/pipeline/highlights/shownotes.ts";
+import { rankTitlePhrases, showName, titleCase, titlePhrases } from "../../../../src/pipeline/highlights/titles.ts";
+import { ASR_FIXTURES, asrTranscript } from "../../../helpers/asr-fixture.ts";
 
 
 /** Title case as a reader checks it: every word capitalised except small words inside. */

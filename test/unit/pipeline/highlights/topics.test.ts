@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { analyzeSentence } from "../../src/pipeline/highlights/nlp.ts";
-import { sentenceFeatures, sentenceInterest } from "../../src/pipeline/highlights/features.ts";
-import { centrality, cosine, lexicalVectors } from "../../src/pipeline/highlights/topics.ts";
-import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
+import { analyzeTranscript } from "../../../../src/pipeline/highlights/analysis.ts";
+import { analyzeSentence } from "../../../../src/pipeline/highlights/nlp.ts";
+import { sentenceFeatures, sentenceInterest } from "../../../../src/pipeline/highlights/features.ts";
+import { centrality, cosine, lexicalVectors } from "../../../../src/pipeline/highlights/topics.ts";
+import { transcriptFromTurns } from "../../../helpers/synthetic-transcript.ts";
 
 const features = (s: string) => sentenceFeatures(s, analyzeSentence(s));
 

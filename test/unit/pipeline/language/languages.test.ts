@@ -1,21 +1,21 @@
 import { describe, expect, test } from "bun:test";
-import { JobOptionsSchema } from "../../src/jobs/schema.ts";
-import { jobOptionsFromArgs } from "../../src/cli/job-options.ts";
-import { analyzeTranscript } from "../../src/pipeline/highlights/analysis.ts";
-import { selectClips } from "../../src/pipeline/highlights/select-clips.ts";
-import { analyzeSentence } from "../../src/pipeline/highlights/nlp.ts";
-import { joinWords, splitSentences } from "../../src/pipeline/highlights/sentences.ts";
-import { buildShowNotes, notesSection } from "../../src/pipeline/highlights/shownotes.ts";
-import { chapterTitles, showName } from "../../src/pipeline/highlights/titles.ts";
-import { isLanguageOption } from "../../src/pipeline/language/languages.ts";
-import { notesText } from "../../src/pipeline/language/notes-text.ts";
-import { stopWords } from "../../src/pipeline/language/rules.ts";
-import { joinElisions } from "../../src/pipeline/transcribe/elisions.ts";
-import { chooseAsrModel, type AsrModelProbe } from "../../src/pipeline/transcribe/asr-model.ts";
-import { transcribeFile, TranscriptionError } from "../../src/pipeline/transcribe/transcribe.ts";
-import { audiogramCard } from "../../src/pipeline/live.ts";
-import type { Word } from "../../src/pipeline/types.ts";
-import { transcriptFromTurns } from "../helpers/synthetic-transcript.ts";
+import { JobOptionsSchema } from "../../../../src/jobs/schema.ts";
+import { jobOptionsFromArgs } from "../../../../src/cli/job-options.ts";
+import { analyzeTranscript } from "../../../../src/pipeline/highlights/analysis.ts";
+import { selectClips } from "../../../../src/pipeline/highlights/select-clips.ts";
+import { analyzeSentence } from "../../../../src/pipeline/highlights/nlp.ts";
+import { joinWords, splitSentences } from "../../../../src/pipeline/highlights/sentences.ts";
+import { buildShowNotes, notesSection } from "../../../../src/pipeline/highlights/shownotes.ts";
+import { chapterTitles, showName } from "../../../../src/pipeline/highlights/titles.ts";
+import { isLanguageOption } from "../../../../src/pipeline/language/languages.ts";
+import { notesText } from "../../../../src/pipeline/language/notes-text.ts";
+import { stopWords } from "../../../../src/pipeline/language/rules.ts";
+import { joinElisions } from "../../../../src/pipeline/transcribe/elisions.ts";
+import { chooseAsrModel, type AsrModelProbe } from "../../../../src/pipeline/transcribe/asr-model.ts";
+import { transcribeFile, TranscriptionError } from "../../../../src/pipeline/transcribe/transcribe.ts";
+import { audiogramCard } from "../../../../src/pipeline/live.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
+import { transcriptFromTurns } from "../../../helpers/synthetic-transcript.ts";
 
 /** Words one after another, 0.3 s each with 0.05 s between, a 0.5 s pause after terminal punctuation. */
 function words(text: string, speaker = "Speaker 1"): Word[] {

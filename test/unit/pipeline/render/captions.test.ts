@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { assTime, buildAss, captionMargins, CAPTION_STYLES, chunkWords } from "../../src/pipeline/render/captions.ts";
-import type { Word } from "../../src/pipeline/types.ts";
+import { assTime, buildAss, captionMargins, CAPTION_STYLES, chunkWords } from "../../../../src/pipeline/render/captions.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
 
 /** Words of a sentence laid end to end, 0.3 s each, starting at t0. */
 function sentence(text: string, t0: number, speaker = "Speaker 1"): Word[] {
@@ -116,7 +116,7 @@ describe("buildAss", () => {
 });
 
 test("a word without duration at a clip's first instant is the clip's first caption word", async () => {
-  const { wordsInWindow } = await import("../../src/pipeline/render/captions.ts");
+  const { wordsInWindow } = await import("../../../../src/pipeline/render/captions.ts");
   const w = (word: string, start: number, end: number) => ({ word, start, end, speaker: "Speaker 1" });
   const words = [w("though.", 21.268, 21.688), w("Well,", 22.428, 22.428), w("there", 22.708, 22.708), w("later", 40, 40.5)];
   expect(wordsInWindow(words, 22.428, 10).map((x) => x.word)).toEqual(["Well,", "there"]);

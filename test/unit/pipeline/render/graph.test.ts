@@ -1,11 +1,11 @@
 /** Pure parts of rendering: framing, crop planning, face tracks and speakers, trailer planning. */
 import { describe, expect, test } from "bun:test";
-import { centreCrop, piecewiseExpr, videoFilter } from "../../src/pipeline/render/graph.ts";
-import { assignSpeakers, buildTracks, distinctFaces, regionsToRead, turnsFromWords, type FaceObs } from "../../src/pipeline/render/faces.ts";
-import { cropWindowAt, ease, planCropPath, planShots } from "../../src/pipeline/render/crop-path.ts";
-import { crossfadeGraph, planTrailer, trailerDuration } from "../../src/pipeline/render/trailer.ts";
-import type { Word } from "../../src/pipeline/types.ts";
-import { splitSentences } from "../../src/pipeline/highlights/sentences.ts";
+import { centreCrop, piecewiseExpr, videoFilter } from "../../../../src/pipeline/render/graph.ts";
+import { assignSpeakers, buildTracks, distinctFaces, regionsToRead, turnsFromWords, type FaceObs } from "../../../../src/pipeline/render/faces.ts";
+import { cropWindowAt, ease, planCropPath, planShots } from "../../../../src/pipeline/render/crop-path.ts";
+import { crossfadeGraph, planTrailer, trailerDuration } from "../../../../src/pipeline/render/trailer.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
+import { splitSentences } from "../../../../src/pipeline/highlights/sentences.ts";
 
 describe("render graph", () => {
   test("centre crop takes the largest 9:16 window, even-sized", () => {

@@ -4,8 +4,8 @@
  * but to a pattern of its own (a listener nodding and mouthing along).
  */
 import { describe, expect, test } from "bun:test";
-import { assignSpeakers, attachLipReadings, buildTracks, type FaceObs } from "../../src/pipeline/render/faces.ts";
-import { envelopeAt, LIP_SYNC_FPS, lipSync, lipSyncWindows, pearson, speechEnvelope } from "../../src/pipeline/render/lip-sync.ts";
+import { assignSpeakers, attachLipReadings, buildTracks, type FaceObs } from "../../../../src/pipeline/render/faces.ts";
+import { envelopeAt, LIP_SYNC_FPS, lipSync, lipSyncWindows, pearson, speechEnvelope } from "../../../../src/pipeline/render/lip-sync.ts";
 
 /** Seeded PRNG (mulberry32): the same syllables on every run. */
 function rng(seed: number) {

@@ -2,8 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import {
   BAR_PITCH, BAR_WIDTH, barCount, barRect, barSpan, invertColour, mixColour, waveformHeights, WAVEFORM_MIN_HEIGHT, WAVEFORM_RANGE_DB,
-} from "../../src/pipeline/render/waveform.ts";
-import type { Pcm } from "../../src/media/wav.ts";
+} from "../../../../src/pipeline/render/waveform.ts";
+import type { Pcm } from "../../../../src/media/wav.ts";
 
 const RATE = 8000;
 

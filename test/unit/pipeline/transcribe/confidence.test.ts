@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { doubtfulStretches, findDoubtfulStretches } from "../../src/pipeline/transcribe/confidence.ts";
+import { doubtfulStretches, findDoubtfulStretches } from "../../../../src/pipeline/transcribe/confidence.ts";
 
 const at = (ps: Array<number | undefined>, gapAfter = -1) =>
   ps.map((p, i) => ({ word: `w${i}`, start: i + (gapAfter >= 0 && i > gapAfter ? 10 : 0), end: i + 0.8 + (gapAfter >= 0 && i > gapAfter ? 10 : 0), ...(p === undefined ? {} : { p }) }));

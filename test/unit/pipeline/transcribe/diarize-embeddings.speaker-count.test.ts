@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { clusterEmbeddings, confidentSeconds, withoutRegions, type Window } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
-import { keepingEverySpeaker } from "../../src/pipeline/transcribe/transcribe.ts";
+import { clusterEmbeddings, confidentSeconds, withoutRegions, type Window } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { keepingEverySpeaker } from "../../../../src/pipeline/transcribe/transcribe.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
 function rng(seed: number) {

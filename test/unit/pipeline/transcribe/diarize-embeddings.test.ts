@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { clusterEmbeddings, diarizeFromEmbeddings, embeddingWindows, windowTimeline, wordClusters } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { clusterEmbeddings, diarizeFromEmbeddings, embeddingWindows, windowTimeline, wordClusters } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
 function rng(seed: number) {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "../../src/pipeline/transcribe/diarize-local.ts";
-import type { SpeakerTurn } from "../../src/pipeline/transcribe/speaker-turns.ts";
+import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "../../../../src/pipeline/transcribe/diarize-local.ts";
+import type { SpeakerTurn } from "../../../../src/pipeline/transcribe/speaker-turns.ts";
 
 /** 0.1 s frames; a chunk's classes written as runs: [[class, seconds], ...]. */
 const STEP = 0.1;

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { averageLinkage, cosineDistance } from "../../src/pipeline/transcribe/diarize-cluster.ts";
-import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood } from "../../src/pipeline/transcribe/diarize-gaussian.ts";
-import { pitchAt, semitones } from "../../src/pipeline/transcribe/diarize-pitch.ts";
-import { changeCounts, diarizeWords, labelByFirstAppearance, medianRunSeconds, smoothLabels, speechChunks } from "../../src/pipeline/transcribe/diarize-mfcc.ts";
-import { speakerTimeline } from "../../src/pipeline/transcribe/speaker-turns.ts";
-import { mfcc } from "../../src/pipeline/transcribe/diarize-features.ts";
-import { pcmSource } from "../../src/media/wav.ts";
+import { averageLinkage, cosineDistance } from "../../../../src/pipeline/transcribe/diarize-cluster.ts";
+import { addFrame, deltaBic, emptyStats, fitGaussian, logLikelihood } from "../../../../src/pipeline/transcribe/diarize-gaussian.ts";
+import { pitchAt, semitones } from "../../../../src/pipeline/transcribe/diarize-pitch.ts";
+import { changeCounts, diarizeWords, labelByFirstAppearance, medianRunSeconds, smoothLabels, speechChunks } from "../../../../src/pipeline/transcribe/diarize-mfcc.ts";
+import { speakerTimeline } from "../../../../src/pipeline/transcribe/speaker-turns.ts";
+import { mfcc } from "../../../../src/pipeline/transcribe/diarize-features.ts";
+import { pcmSource } from "../../../../src/media/wav.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
 function rng(seed: number) {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { correctNearMisses, isNearMiss } from "../../src/pipeline/transcribe/near-miss.ts";
+import { correctNearMisses, isNearMiss } from "../../../../src/pipeline/transcribe/near-miss.ts";
 
 const words = (text: string) => text.split(" ").map((word, i) => ({ word, start: i, end: i + 0.5, p: 0.9 - i / 100 }));
 const corrected = (text: string, vocabulary: string[]) => correctNearMisses(words(text), vocabulary).words.map((w) => w.word).join(" ");

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { overlapWordsToSentenceSpeaker } from "../../src/pipeline/transcribe/overlap-words.ts";
-import type { Word } from "../../src/pipeline/types.ts";
+import { overlapWordsToSentenceSpeaker } from "../../../../src/pipeline/transcribe/overlap-words.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
 
 /** Words 0.3 s long every 0.35 s, labelled by the diarizer as `labels` says (one letter per word). */
 function words(text: string, labels: string): Word[] {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { pcmSource } from "../../src/media/wav.ts";
-import { loadWhisperCpp } from "../../src/inference/whisper-cpp.ts";
-import { joinRegions, wordsToOriginal } from "../../src/pipeline/transcribe/recognise-in-process.ts";
-import { asrEngine, chooseAsrEngine, ggmlModelFor, inProcessModelFor } from "../../src/pipeline/transcribe/asr-engine.ts";
+import { pcmSource } from "../../../../src/media/wav.ts";
+import { loadWhisperCpp } from "../../../../src/inference/whisper-cpp.ts";
+import { joinRegions, wordsToOriginal } from "../../../../src/pipeline/transcribe/recognise-in-process.ts";
+import { asrEngine, chooseAsrEngine, ggmlModelFor, inProcessModelFor } from "../../../../src/pipeline/transcribe/asr-engine.ts";
 
 test("regions are joined and words mapped back, never across the cut-out silence", () => {
   const samples = Float32Array.from({ length: 10 * 100 }, (_, i) => i);

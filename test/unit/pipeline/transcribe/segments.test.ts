@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { detectSpeakerNames } from "../../src/pipeline/transcribe/speaker-names.ts";
-import { formatTranscript, segmentsFromWords } from "../../src/pipeline/transcribe/segments.ts";
+import { detectSpeakerNames } from "../../../../src/pipeline/transcribe/speaker-names.ts";
+import { formatTranscript, segmentsFromWords } from "../../../../src/pipeline/transcribe/segments.ts";
 
 const seg = (speaker: string, text: string, start = 0) => ({ speaker, start, end: start + 1, text });
 

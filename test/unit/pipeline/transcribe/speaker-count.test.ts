@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
-import { clusterEmbeddings } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
-import { linkedClusters, localSpeakerTags } from "../../src/pipeline/transcribe/speaker-count.ts";
-import type { LocalFrames } from "../../src/pipeline/transcribe/diarize-local.ts";
+import { clusterEmbeddings } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { linkedClusters, localSpeakerTags } from "../../../../src/pipeline/transcribe/speaker-count.ts";
+import type { LocalFrames } from "../../../../src/pipeline/transcribe/diarize-local.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
 function rng(seed: number) {

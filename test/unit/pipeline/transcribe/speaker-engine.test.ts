@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { speakerEngineChoice } from "../../src/pipeline/transcribe/speaker-engine.ts";
+import { speakerEngineChoice } from "../../../../src/pipeline/transcribe/speaker-engine.ts";
 
 test("CLIPYARD_SPEAKER_ENGINE: auto by default, the three names, anything else refused with the allowed values", () => {
   expect(speakerEngineChoice({})).toBe("auto");

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { nameSpeakers } from "../../src/pipeline/transcribe/speaker-names.ts";
-import { castOf, speakersArg, speakersFromFlag } from "../../src/pipeline/transcribe/cast.ts";
+import { nameSpeakers } from "../../../../src/pipeline/transcribe/speaker-names.ts";
+import { castOf, speakersArg, speakersFromFlag } from "../../../../src/pipeline/transcribe/cast.ts";
 
 /** Turns one after another, a second apart, so each answer follows its question straight away. */
 function turns(...said: Array<[string, string]>) {
@@ -135,7 +135,7 @@ test("the speakers option: a number or names; the command line's form", () => {
 });
 
 test("process and watch take --speakers through the job option's schema", async () => {
-  const { jobOptionsFromArgs } = await import("../../src/cli/job-options.ts");
+  const { jobOptionsFromArgs } = await import("../../../../src/cli/job-options.ts");
   expect(jobOptionsFromArgs({ speakers: "3" })).toEqual({ speakers: 3 });
   expect(jobOptionsFromArgs({ speakers: "Ann Lee, Bob" })).toEqual({ speakers: ["Ann Lee", "Bob"] });
   expect(jobOptionsFromArgs({ speakers: "11" })).toContain("speakers");
@@ -143,9 +143,9 @@ test("process and watch take --speakers through the job option's schema", async 
 });
 
 test("the names and their evidence reach the job's output: transcript segments, speaker_names, audiogram cards", async () => {
-  const { buildOutput, audiogramCard } = await import("../../src/pipeline/live.ts");
-  const { presentJob } = await import("../../src/jobs/present.ts");
-  const { JobOutputSchema } = await import("../../src/jobs/schema.ts");
+  const { buildOutput, audiogramCard } = await import("../../../../src/pipeline/live.ts");
+  const { presentJob } = await import("../../../../src/jobs/present.ts");
+  const { JobOutputSchema } = await import("../../../../src/jobs/schema.ts");
   const segments = turns(["Speaker 1", "Jack, what's your favorite movie?"], ["Speaker 2", "The one about the submarine."]);
   const naming = nameSpeakers(segments);
   const transcript = { language: "en", segments, words: [], speakerNames: naming.names, speakerNameEvidence: naming.evidence };

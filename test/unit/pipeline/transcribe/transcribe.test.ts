@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { numberedByFirstAppearance } from "../../src/pipeline/transcribe/transcribe.ts";
+import { numberedByFirstAppearance } from "../../../../src/pipeline/transcribe/transcribe.ts";
 
 describe("numberedByFirstAppearance", () => {
   test("words, turns and activity get one renaming: by first word, then by first turn of a voice with no words", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { realignTurns } from "../../src/pipeline/transcribe/turns-realign.ts";
-import type { Word } from "../../src/pipeline/types.ts";
+import { realignTurns } from "../../../../src/pipeline/transcribe/turns-realign.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
 
 /**
  * Words with constructed timings: each 0.3 s long, 0.05 s apart, and `pause` seconds more after any

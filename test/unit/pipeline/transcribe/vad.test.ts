@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { mergeRegions, speechRegions, totalSeconds } from "../../src/pipeline/transcribe/vad.ts";
+import { mergeRegions, speechRegions, totalSeconds } from "../../../../src/pipeline/transcribe/vad.ts";
 
 const frames = (spec: Array<[number, number]>) => spec.flatMap(([p, n]) => new Array<number>(n).fill(p));
 

@@ -1,12 +1,12 @@
 import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { JobOptionsSchema } from "../../src/jobs/schema.ts";
-import { addonOptions, loadWhisperCpp, recogniseWithWhisperCpp } from "../../src/inference/whisper-cpp.ts";
-import { ensureDerived } from "../../src/models/derived.ts";
-import { longestUnheardSpeech } from "../../src/pipeline/transcribe/transcribe.ts";
-import { promptArgs } from "../../src/pipeline/transcribe/recognise-worker.ts";
-import { mergeVocabulary, normaliseVocabulary, parseVocabularyList, vocabularyPrompt } from "../../src/pipeline/transcribe/vocabulary.ts";
-import { ROOT_DIR } from "../../src/config.ts";
+import { JobOptionsSchema } from "../../../../src/jobs/schema.ts";
+import { addonOptions, loadWhisperCpp, recogniseWithWhisperCpp } from "../../../../src/inference/whisper-cpp.ts";
+import { ensureDerived } from "../../../../src/models/derived.ts";
+import { longestUnheardSpeech } from "../../../../src/pipeline/transcribe/transcribe.ts";
+import { promptArgs } from "../../../../src/pipeline/transcribe/recognise-worker.ts";
+import { mergeVocabulary, normaliseVocabulary, parseVocabularyList, vocabularyPrompt } from "../../../../src/pipeline/transcribe/vocabulary.ts";
+import { ROOT_DIR } from "../../../../src/config.ts";
 import { join } from "node:path";
 
 test("entries are trimmed, their spaces collapsed, blanks and repeats (any case) dropped; the first spelling wins", () => {
@@ -63,11 +63,11 @@ test("whisper.cpp spells the show's name from its prompt (the bundled sample's f
 }, 120_000);
 
 test("--vocabulary on process, watch and transcribe: comma-separated, the API's limits", async () => {
-  const { jobOptionsFromArgs } = await import("../../src/cli/job-options.ts");
+  const { jobOptionsFromArgs } = await import("../../../../src/cli/job-options.ts");
   expect(jobOptionsFromArgs({ vocabulary: "Kyle Gass, Rooftop Hours,, " })).toEqual({ vocabulary: ["Kyle Gass", "Rooftop Hours"] });
   expect(jobOptionsFromArgs({})).toEqual({});
   expect(typeof jobOptionsFromArgs({ vocabulary: "x".repeat(61) })).toBe("string");
-  const transcribe = (await import("../../src/cli/transcribe.ts")).default;
+  const transcribe = (await import("../../../../src/cli/transcribe.ts")).default;
   // Refused before any audio is read.
   expect(await transcribe(["/nonexistent.wav", "--vocabulary", Array.from({ length: 101 }, (_, i) => `n${i}`).join(",")])).toBe(2);
 });

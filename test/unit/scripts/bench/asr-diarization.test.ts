@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { diarizationSummary, type ScoredFile } from "../../scripts/bench/asr-diarization.ts";
+import { diarizationSummary, type ScoredFile } from "../../../../scripts/bench/asr-diarization.ts";
 
 const der = (d: number, hyp: number, ref: number) => ({ der: d, missed: 0, falseAlarm: 0, confusion: d * 10, refSpeech: 10, refSpeakers: ref, hypSpeakers: hyp });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { diarizationErrorRate, normalizeWords, parseRttm, parseTurnText, parseUem, turnSentenceStats, turnsFromWords, wordErrorRate, wordSpeakerErrors } from "../../scripts/bench/asr-scoring.ts";
+import { diarizationErrorRate, normalizeWords, parseRttm, parseTurnText, parseUem, turnSentenceStats, turnsFromWords, wordErrorRate, wordSpeakerErrors } from "../../../../scripts/bench/asr-scoring.ts";
 
 describe("word error rate", () => {
   test("ignores case and punctuation", () => {

@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
-import { sentenceEdges, snapToSentenceEdges } from "../../src/pipeline/highlights/clip-bounds.ts";
-import type { Word } from "../../src/pipeline/types.ts";
-import { edgeMoves, sentenceHtml, sentenceWindow } from "../../src/web/dashboard/editor-view.ts";
-import { asrTranscript } from "../helpers/asr-fixture.ts";
+import { sentenceEdges, snapToSentenceEdges } from "../../../../src/pipeline/highlights/clip-bounds.ts";
+import type { Word } from "../../../../src/pipeline/types.ts";
+import { edgeMoves, sentenceHtml, sentenceWindow } from "../../../../src/web/dashboard/editor-view.ts";
+import { asrTranscript } from "../../../helpers/asr-fixture.ts";
 
 /**
  * The dashboard editor's arithmetic on a real recogniser transcript (two_speakers_call): the
