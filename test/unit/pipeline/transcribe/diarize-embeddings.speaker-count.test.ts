@@ -1,6 +1,6 @@
+/** Counting speakers from embeddings: who is a person, and who is music, overlap or a single window. */
 import { expect, test } from "bun:test";
 import { clusterEmbeddings, confidentSeconds, withoutRegions, type Window } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
-import { keepingEverySpeaker } from "../../../../src/pipeline/transcribe/transcribe.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
 function rng(seed: number) {
@@ -77,13 +77,4 @@ test("confident seconds count overlapping windows once; regions less the overlap
   expect(confidentSeconds({ windows, regions: [[0, 100]] }, [0, 1])).toBeCloseTo(2.25, 6);
   expect(confidentSeconds({ windows, regions: [[1, 10.5]] }, [0, 1, 2])).toBeCloseTo(1.75, 6);
   expect(withoutRegions([[0, 10], [12, 14]], [[2, 3], [9, 12.5]])).toEqual([[0, 2], [3, 9], [12.5, 14]]);
-});
-
-test("with a given count, a speaker realignment would leave without words keeps its own", () => {
-  const w = (word: string, speaker: string) => ({ word, start: 0, end: 0.1, speaker });
-  const labelled = [w("Okay,", "Speaker 1"), w("does", "Speaker 2"), w("it", "Speaker 2"), w("work?", "Speaker 2")];
-  const aligned = labelled.map((x) => ({ ...x, speaker: "Speaker 2" }));
-  expect(keepingEverySpeaker(labelled, aligned).map((x) => x.speaker)).toEqual(["Speaker 1", "Speaker 2", "Speaker 2", "Speaker 2"]);
-  const moved = [labelled[0]!, { ...labelled[1]!, speaker: "Speaker 1" }, labelled[2]!, labelled[3]!];
-  expect(keepingEverySpeaker(labelled, moved)).toBe(moved);
 });

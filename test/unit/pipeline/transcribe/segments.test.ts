@@ -1,34 +1,5 @@
 import { expect, test } from "bun:test";
-import { detectSpeakerNames } from "../../../../src/pipeline/transcribe/speaker-names.ts";
 import { formatTranscript, segmentsFromWords } from "../../../../src/pipeline/transcribe/segments.ts";
-
-const seg = (speaker: string, text: string, start = 0) => ({ speaker, start, end: start + 1, text });
-
-test("self introductions name the speaker", () => {
-  expect(
-    detectSpeakerNames([
-      seg("Speaker 1", "Okay, then I thought, you know, I heard a beep. This is Diane in New Jersey."),
-      seg("Speaker 2", "And I'm Sheila in Texas, originally from Chicago."),
-      seg("Speaker 1", "Oh, I'm originally from Chicago also."),
-    ]),
-  ).toEqual({ "Speaker 1": "Diane", "Speaker 2": "Sheila" });
-  expect(detectSpeakerNames([seg("Speaker 3", "Hi everyone, my name is Ada Lovelace and I build engines.")])).toEqual({ "Speaker 3": "Ada Lovelace" });
-});
-
-test("an introduced guest is the next other speaker", () => {
-  expect(
-    detectSpeakerNames([
-      seg("Speaker 1", "Welcome back. My guest today is Grace Hopper."),
-      seg("Speaker 1", "She wrote the first compiler."),
-      seg("Speaker 2", "Thanks for having me."),
-    ]),
-  ).toEqual({ "Speaker 2": "Grace Hopper" });
-});
-
-test("common words after I'm are not names", () => {
-  expect(detectSpeakerNames([seg("Speaker 1", "I'm Sure it works. I'm Okay with that. This is Great.")])).toEqual({});
-  expect(detectSpeakerNames([seg("Speaker 1", "i'm fine, this is lowercase bob in town")])).toEqual({});
-});
 
 test("segments split on speaker change and long pauses", () => {
   const w = (word: string, start: number, speaker: string) => ({ word, start, end: start + 0.3, speaker });

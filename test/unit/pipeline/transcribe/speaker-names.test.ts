@@ -1,6 +1,5 @@
 import { expect, test } from "bun:test";
-import { nameSpeakers } from "../../../../src/pipeline/transcribe/speaker-names.ts";
-import { castOf, speakersArg, speakersFromFlag } from "../../../../src/pipeline/transcribe/cast.ts";
+import { detectSpeakerNames, nameSpeakers } from "../../../../src/pipeline/transcribe/speaker-names.ts";
 
 /** Turns one after another, a second apart, so each answer follows its question straight away. */
 function turns(...said: Array<[string, string]>) {
@@ -122,26 +121,6 @@ test("a cast names voices the conversation names first, the rest in order of fir
   expect(nameSpeakers(turns(["Speaker 1", "Jack, ready?"], ["Speaker 2", "Yes."]), { cast: ["Ann", "Bob"] }).names).toEqual({ "Speaker 1": "Ann", "Speaker 2": "Bob" });
 });
 
-test("the speakers option: a number or names; the command line's form", () => {
-  expect(castOf(3)).toEqual({ count: 3 });
-  expect(castOf([" Ann ", "Bob"])).toEqual({ count: 2, names: ["Ann", "Bob"] });
-  expect(castOf(undefined)).toBeUndefined();
-  expect(speakersArg("3")).toBe(3);
-  expect(speakersArg("Ann, Bob ,Cy")).toEqual(["Ann", "Bob", "Cy"]);
-  expect(speakersFromFlag("Ann, Bob")).toEqual(["Ann", "Bob"]);
-  expect(speakersFromFlag("1")).toContain("--speakers");
-  expect(speakersFromFlag("Ann")).toContain("--speakers");
-  expect(speakersFromFlag("Ann, ann")).toBe("--speakers: must not name anyone twice");
-});
-
-test("process and watch take --speakers through the job option's schema", async () => {
-  const { jobOptionsFromArgs } = await import("../../../../src/cli/job-options.ts");
-  expect(jobOptionsFromArgs({ speakers: "3" })).toEqual({ speakers: 3 });
-  expect(jobOptionsFromArgs({ speakers: "Ann Lee, Bob" })).toEqual({ speakers: ["Ann Lee", "Bob"] });
-  expect(jobOptionsFromArgs({ speakers: "11" })).toContain("speakers");
-  expect(jobOptionsFromArgs({ speakers: "Ann" })).toContain("speakers");
-});
-
 test("the names and their evidence reach the job's output: transcript segments, speaker_names, audiogram cards", async () => {
   const { buildOutput, audiogramCard } = await import("../../../../src/pipeline/live.ts");
   const { presentJob } = await import("../../../../src/jobs/present.ts");
@@ -156,4 +135,32 @@ test("the names and their evidence reach the job's output: transcript segments, 
   expect(job.output!.speaker_names).toEqual([{ speaker: "Speaker 2", name: "Jack", evidence: [expect.stringContaining("addressed by Speaker 1")] }]);
   expect(JobOutputSchema.safeParse(job.output).success).toBe(true);
   expect(audiogramCard("# Ep\n", transcript).speakers.map((s) => s.name)).toEqual(["Speaker 1", "Jack"]);
+});
+
+const seg = (speaker: string, text: string, start = 0) => ({ speaker, start, end: start + 1, text });
+
+test("self introductions name the speaker", () => {
+  expect(
+    detectSpeakerNames([
+      seg("Speaker 1", "Okay, then I thought, you know, I heard a beep. This is Diane in New Jersey."),
+      seg("Speaker 2", "And I'm Sheila in Texas, originally from Chicago."),
+      seg("Speaker 1", "Oh, I'm originally from Chicago also."),
+    ]),
+  ).toEqual({ "Speaker 1": "Diane", "Speaker 2": "Sheila" });
+  expect(detectSpeakerNames([seg("Speaker 3", "Hi everyone, my name is Ada Lovelace and I build engines.")])).toEqual({ "Speaker 3": "Ada Lovelace" });
+});
+
+test("an introduced guest is the next other speaker", () => {
+  expect(
+    detectSpeakerNames([
+      seg("Speaker 1", "Welcome back. My guest today is Grace Hopper."),
+      seg("Speaker 1", "She wrote the first compiler."),
+      seg("Speaker 2", "Thanks for having me."),
+    ]),
+  ).toEqual({ "Speaker 2": "Grace Hopper" });
+});
+
+test("common words after I'm are not names", () => {
+  expect(detectSpeakerNames([seg("Speaker 1", "I'm Sure it works. I'm Okay with that. This is Great.")])).toEqual({});
+  expect(detectSpeakerNames([seg("Speaker 1", "i'm fine, this is lowercase bob in town")])).toEqual({});
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { numberedByFirstAppearance } from "../../../../src/pipeline/transcribe/transcribe.ts";
+import { keepingEverySpeaker, numberedByFirstAppearance } from "../../../../src/pipeline/transcribe/transcribe.ts";
 
 describe("numberedByFirstAppearance", () => {
   test("words, turns and activity get one renaming: by first word, then by first turn of a voice with no words", () => {
@@ -22,4 +22,13 @@ describe("numberedByFirstAppearance", () => {
     expect(out.words.map((w) => w.start)).toEqual([1, 1.2, 2]);
     expect(numberedByFirstAppearance(words, undefined).timelines).toEqual([undefined]);
   });
+});
+
+test("with a given count, a speaker realignment would leave without words keeps its own", () => {
+  const w = (word: string, speaker: string) => ({ word, start: 0, end: 0.1, speaker });
+  const labelled = [w("Okay,", "Speaker 1"), w("does", "Speaker 2"), w("it", "Speaker 2"), w("work?", "Speaker 2")];
+  const aligned = labelled.map((x) => ({ ...x, speaker: "Speaker 2" }));
+  expect(keepingEverySpeaker(labelled, aligned).map((x) => x.speaker)).toEqual(["Speaker 1", "Speaker 2", "Speaker 2", "Speaker 2"]);
+  const moved = [labelled[0]!, { ...labelled[1]!, speaker: "Speaker 1" }, labelled[2]!, labelled[3]!];
+  expect(keepingEverySpeaker(labelled, moved)).toBe(moved);
 });
