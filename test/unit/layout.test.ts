@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { posix } from "node:path";
 import { Glob } from "bun";
 import { ROOT_DIR } from "../../src/config.ts";
@@ -185,5 +185,45 @@ describe("src/ keeps its layers", () => {
 
   test("no import cycles", () => {
     expect(importCycles(srcGraph({ workers: false }))).toEqual([]);
+  });
+});
+
+/**
+ * test/unit/ mirrors src/, so a module's tests are found from its path: test/unit/<folder>/<module>.test.ts
+ * (or <module>.<aspect>.test.ts, as test/api/ names its happy/error/security files) tests
+ * src/<folder>/<module>.ts. Tests of the benchmark scripts mirror scripts/ the same way; the few at
+ * the top check the repository itself.
+ */
+const REPO_CHECKS = ["docs.test.ts", "layout.test.ts", "shared-skip.test.ts"];
+
+function misplacedUnitTests(testFiles: string[], exists: (path: string) => boolean): string[] {
+  const bad: string[] = [];
+  for (const file of testFiles) {
+    const slash = file.lastIndexOf("/");
+    const folder = file.slice(0, slash + 1);
+    const module = file.slice(slash + 1).split(".")[0]!;
+    if (folder === "" && REPO_CHECKS.includes(file)) continue;
+    const root = folder.startsWith("scripts/") ? "" : "src/";
+    if (!exists(`${root}${folder}${module}.ts`)) bad.push(`test/unit/${file} (no ${root}${folder}${module}.ts)`);
+  }
+  return bad;
+}
+
+describe("test/unit mirrors src", () => {
+  test("the check itself: a test names a module that exists in the mirrored folder", () => {
+    const have = new Set(["src/jobs/scheduler.ts", "src/clock.ts", "scripts/bench/asr-scoring.ts"]);
+    const exists = (p: string) => have.has(p);
+    expect(misplacedUnitTests(["jobs/scheduler.test.ts", "jobs/scheduler.leases.test.ts", "clock.test.ts", "scripts/bench/asr-scoring.test.ts", "docs.test.ts"], exists)).toEqual([]);
+    expect(misplacedUnitTests(["jobs/schedule.test.ts", "scheduler.test.ts", "pipeline/jobs/scheduler.test.ts"], exists)).toEqual([
+      "test/unit/jobs/schedule.test.ts (no src/jobs/schedule.ts)",
+      "test/unit/scheduler.test.ts (no src/scheduler.ts)",
+      "test/unit/pipeline/jobs/scheduler.test.ts (no src/pipeline/jobs/scheduler.ts)",
+    ]);
+  });
+
+  test("every unit test sits at the path of the module it tests", () => {
+    const files = [...new Glob("**/*.test.ts").scanSync(`${ROOT_DIR}/test/unit`)];
+    expect(files.length).toBeGreaterThan(60);
+    expect(misplacedUnitTests(files, (p) => existsSync(`${ROOT_DIR}/${p}`))).toEqual([]);
   });
 });
