@@ -1,3 +1,4 @@
+import { brandSnapshot } from "./accounts/brand.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./api/context.ts";
@@ -93,7 +94,7 @@ export function buildAppliance(config: Config, clock: Clock = systemClock): Appl
     onJobs: () => scheduler?.wake(),
   });
   const sandbox = new SandboxRunner(db, clock, transitions, config.timeScale);
-  const live = new StagedLiveRunner(config, transitions, livePipeline(config, { store: storage, orgVocabulary: (job) => getVocabulary(db, { orgId: job.orgId, env: job.env }).entries }), storage);
+  const live = new StagedLiveRunner(config, transitions, livePipeline(config, { store: storage, orgVocabulary: (job) => getVocabulary(db, { orgId: job.orgId, env: job.env }).entries, orgBrand: (job) => brandSnapshot(db, { orgId: job.orgId, env: job.env }) }), storage);
   scheduler = new Scheduler(db, clock, transitions, sandbox, live, {
     workers: config.workers,
     perOrgLimit: config.maxLiveJobsPerOrg,

@@ -17,6 +17,7 @@ import { register as webhooks } from "./routes/webhooks.ts";
 import { register as uploads } from "./routes/uploads.ts";
 import { register as feeds } from "./routes/feeds.ts";
 import { register as vocabulary } from "./routes/vocabulary.ts";
+import { register as brand } from "./routes/brand.ts";
 import { register as billing } from "./routes/billing.ts";
 import { registerSharePage } from "../web/share.ts";
 import { registerDashboardRoutes } from "../web/dashboard/routes.ts";
@@ -41,6 +42,7 @@ const RESOURCES: Register[] = [
   uploads,
   feeds,
   vocabulary,
+  brand,
   registerSharePage,
   billing,
   registerDashboardRoutes,

@@ -5,6 +5,7 @@ import { ClipCreateSchema, ClipRenderCreateSchema, ClipSchema, TranscriptCorrect
 import { RawUploadQuerySchema, UploadSchema } from "../uploads/schema.ts";
 import { WalletSchema } from "../billing/schema.ts";
 import { VocabularyPutSchema, VocabularyResourceSchema } from "./routes/vocabulary.ts";
+import { BrandPutSchema, BrandResourceSchema } from "./routes/brand.ts";
 
 /** OpenAPI 3.1 document generated from the same zod schemas that validate requests. */
 export function openApiDocument() {
@@ -44,6 +45,8 @@ export function openApiDocument() {
         FeedList: json(FeedListSchema),
         Vocabulary: json(VocabularyResourceSchema),
         VocabularyPut: json(VocabularyPutSchema),
+        Brand: json(BrandResourceSchema),
+        BrandPut: json(BrandPutSchema),
         Error: errorSchema,
       },
     },
@@ -74,6 +77,17 @@ export function openApiDocument() {
           summary: "Extension: replace the organisation's vocabulary in the key's world; merged with each live job's `options.vocabulary`",
           requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/VocabularyPut" } } } },
           responses: { "200": { description: "Vocabulary as stored", content: { "application/json": { schema: { $ref: "#/components/schemas/Vocabulary" } } } }, default: errorResponse },
+        },
+      },
+      "/v1/brand": {
+        get: {
+          summary: "Extension: the organisation's brand kit (logo, colours, caption font) in the key's world",
+          responses: { "200": { description: "Brand", content: { "application/json": { schema: { $ref: "#/components/schemas/Brand" } } } }, default: errorResponse },
+        },
+        put: {
+          summary: "Extension: replace the organisation's brand kit in the key's world; later jobs (not `options.brand: false`) render their clips, trailer, audiogram cards and thumbnails with it",
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/BrandPut" } } } },
+          responses: { "200": { description: "Brand as stored", content: { "application/json": { schema: { $ref: "#/components/schemas/Brand" } } } }, default: errorResponse },
         },
       },
       "/v1/jobs/{id}": {

@@ -341,4 +341,15 @@ export const migrations: string[] = [
     PRIMARY KEY (org_id, env)
   );
   `,
+  /* 12: a show's brand kit per organisation and world (GET/PUT /v1/brand). settings is the JSON the
+     API stores: what was sent, with the stored logo's hash and size; the logo file itself is in the
+     appliance's storage under brand/<sha256>.png. */ `
+  CREATE TABLE org_brand (
+    org_id TEXT NOT NULL REFERENCES orgs(id),
+    env TEXT NOT NULL CHECK (env IN ('live','test')),
+    settings TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (org_id, env)
+  );
+  `,
 ];

@@ -299,6 +299,13 @@ export const rateHits = sqliteTable("rate_hits", {
   at: integer("at").notNull(),
 });
 
+export const orgBrand = sqliteTable("org_brand", {
+  orgId: text("org_id").notNull(),
+  env: text("env", { enum: ["live", "test"] }).notNull(),
+  settings: text("settings").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
 export const orgVocabulary = sqliteTable("org_vocabulary", {
   orgId: text("org_id").notNull(),
   env: text("env", { enum: ["live", "test"] }).notNull(),

@@ -30,6 +30,7 @@ export const JobOptionsSchema = z
       .enum(LANGUAGE_OPTIONS as [string, ...string[]], { message: "must be auto or a language code Whisper knows (ISO 639-1, e.g. en, fr, de)" })
       .optional()
       .describe("Extension: the episode's spoken language, an ISO 639-1 code Whisper knows (en, fr, de, es, …), or auto to detect it (default auto)."),
+    brand: z.boolean().optional().describe("Extension: false renders the job without the organisation's brand (GET/PUT /v1/brand); default true."),
   })
   .strict()
   .refine(
@@ -163,6 +164,7 @@ export const ClipSchema = z.object({
   duration_seconds: z.number(),
   rendered_urls: z.record(z.string(), z.string()).describe("linkedin: 9:16 MP4, x: 16:9 MP4"),
   transcript_text: z.string(),
+  thumbnail_urls: z.record(z.string(), z.string()).optional().describe("Extension: a JPEG cover per format, keyed like rendered_urls (the frame's size): a frame where the speaker's face is clear, mid-speech, with the clip's title in the brand's colours; an audiogram's is its card"),
   score: z.number().optional().describe("Extension: 0-100 highlight score"),
   reason: z.string().optional().describe("Extension: why the clip ranks where it does"),
   captions_srt_url: z.string().optional().describe("Extension: the clip's captions as SRT, times relative to the clip"),

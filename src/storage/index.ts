@@ -14,6 +14,8 @@ export const jobOutputKey = (jobId: string, name: string): string => `jobs/${job
 export const jobResumePrefix = (jobId: string): string => `jobs/${jobId}/resume/`;
 export const uploadKey = (uploadId: string): string => `uploads/${uploadId}`;
 export const uploadInfoKey = (uploadId: string): string => `uploads/${uploadId}.json`;
+/** A brand logo, content-addressed (its normalised PNG's SHA-256): jobs that rendered with it keep naming it. */
+export const brandLogoKey = (sha256: string): string => `brand/${sha256}.png`;
 
 /** The store the configuration names: S3 when CLIPYARD_STORAGE_URL is set, else the data directory. */
 export function openStore(dataDir: string, s3?: S3Settings): ObjectStore {

@@ -1,0 +1,96 @@
+/**
+ * A show's brand on its renders: the logo in a corner, the caption font, and the card colours of
+ * audiograms and thumbnails. The brand a job renders with is a snapshot (BrandSnapshot, in the job's
+ * checkpoint) taken when its render stage first ran; the logo it names is content-addressed in the
+ * appliance's storage, so a later brand change never alters that job's re-renders.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { brandLogoKey, type ObjectStore } from "../../storage/index.ts";
+import type { CaptionFrame } from "./captions.ts";
+
+export const LOGO_POSITIONS = ["top-left", "top-right", "bottom-left", "bottom-right"] as const;
+export type LogoPosition = (typeof LOGO_POSITIONS)[number];
+
+/** The caption fonts the appliance ships (Debian's fonts-dejavu-core): family name and the bold file drawn text uses. */
+export const CAPTION_FONTS = {
+  "DejaVu Sans": "DejaVuSans-Bold.ttf",
+  "DejaVu Serif": "DejaVuSerif-Bold.ttf",
+  "DejaVu Sans Mono": "DejaVuSansMono-Bold.ttf",
+} as const;
+export type CaptionFont = keyof typeof CAPTION_FONTS;
+export const CAPTION_FONT_NAMES = Object.keys(CAPTION_FONTS) as [CaptionFont, ...CaptionFont[]];
+
+/** Logo width as a share of the frame's width. */
+export const MIN_LOGO_SCALE = 0.05;
+export const MAX_LOGO_SCALE = 0.4;
+
+/** What every render without a brand uses (the audiogram card's colours before brands existed). */
+export const DEFAULT_BRAND = {
+  logo_position: "top-right" as LogoPosition,
+  logo_scale: 0.15,
+  accent_color: "#7FDBCA",
+  background_color: "#1B2A41",
+  caption_font: "DejaVu Sans" as CaptionFont,
+};
+
+/** A brand as a job records it: the stored logo by its content hash, never by an upload that expires. */
+export interface BrandSnapshot {
+  logo?: { sha256: string; width: number; height: number };
+  logo_position: LogoPosition;
+  logo_scale: number;
+  accent_color: string;
+  background_color: string;
+  caption_font: CaptionFont;
+}
+
+/** A brand ready to render: the logo as a local PNG file. */
+export interface BrandLook extends Omit<BrandSnapshot, "logo"> {
+  logo?: { path: string; width: number; height: number };
+}
+
+export const DEFAULT_LOOK: BrandLook = { ...DEFAULT_BRAND };
+
+/** "#RRGGBB" as ffmpeg's colour syntax. */
+export const ffmpegColour = (hex: string): string => `0x${hex.slice(1).toUpperCase()}`;
+
+/** Where the logo sits on a frame: width a share of the frame's, height by its aspect, a margin from the corner. */
+export function logoBox(frame: CaptionFrame, look: Pick<BrandLook, "logo_position" | "logo_scale">, logo: { width: number; height: number }): { x: number; y: number; w: number; h: number } {
+  const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
+  let w = even(frame.width * look.logo_scale);
+  let h = even((w * logo.height) / logo.width);
+  // A tall logo is bounded by height instead: never more than a quarter of the frame.
+  const maxH = frame.height * 0.25;
+  if (h > maxH) {
+    h = even(maxH);
+    w = even((h * logo.width) / logo.height);
+  }
+  const margin = Math.round(Math.min(frame.width, frame.height) * 0.04);
+  const right = look.logo_position.endsWith("right");
+  const bottom = look.logo_position.startsWith("bottom");
+  return { x: right ? frame.width - w - margin : margin, y: bottom ? frame.height - h - margin : margin, w, h };
+}
+
+/**
+ * The logo laid over a labelled video: `[in]` and the logo input (`input`, e.g. "1:v") to `[out]`.
+ * The logo is one still frame; overlay holds it for the whole clip.
+ */
+export function logoOverlay(frame: CaptionFrame, look: BrandLook, input: string, from: string, to: string): string {
+  const logo = look.logo!;
+  const box = logoBox(frame, look, logo);
+  return `[${input}]scale=${box.w}:${box.h}:flags=lanczos,format=rgba[brandlogo];[${from}][brandlogo]overlay=x=${box.x}:y=${box.y}:format=auto[${to}]`;
+}
+
+/** The snapshot's logo as a file on this node: the data directory's copy, fetched from shared storage when this node lacks it. */
+export async function lookOf(snapshot: BrandSnapshot | null | undefined, dataDir: string, store?: ObjectStore): Promise<BrandLook> {
+  if (!snapshot) return DEFAULT_LOOK;
+  const { logo, ...rest } = snapshot;
+  if (!logo) return rest;
+  const key = brandLogoKey(logo.sha256);
+  const path = join(dataDir, key);
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    if (!store || !(await store.download(key, path))) throw new Error(`brand logo ${logo.sha256} is missing from storage`);
+  }
+  return { ...rest, logo: { path, width: logo.width, height: logo.height } };
+}
