@@ -32,6 +32,7 @@ export function presentClip(c: StoredClip, base: string, row: JobRow): Clip {
     duration_seconds: c.duration_seconds,
     rendered_urls: Object.fromEntries(Object.entries(c.files).map(([dest, ref]) => [dest, fileUrl(base, ref)])),
     transcript_text: c.transcript_text,
+    ...(c.thumbnails ? { thumbnail_urls: Object.fromEntries(Object.entries(c.thumbnails).map(([dest, ref]) => [dest, fileUrl(base, ref)])) } : {}),
     ...(c.score !== undefined ? { score: c.score } : {}),
     ...(c.reason !== undefined ? { reason: c.reason } : {}),
     ...(c.captions ? { captions_srt_url: fileUrl(base, c.captions.srt), captions_vtt_url: fileUrl(base, c.captions.vtt) } : {}),

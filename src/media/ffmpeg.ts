@@ -257,7 +257,7 @@ export async function ffprobeJsonFd(fd: number): Promise<ProbeResult> {
  */
 export const FONT_DIRS = ["/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/local/share/fonts/dejavu"];
 
-export function fontFile(name: "DejaVuSans.ttf" | "DejaVuSans-Bold.ttf"): string {
+export function fontFile(name: "DejaVuSans.ttf" | "DejaVuSans-Bold.ttf" | "DejaVuSerif-Bold.ttf" | "DejaVuSansMono-Bold.ttf"): string {
   for (const dir of FONT_DIRS) if (existsSync(join(dir, name))) return join(dir, name);
   throw new Error(`font ${name} not found in ${FONT_DIRS.join(", ")} (install fonts-dejavu-core)`);
 }
@@ -271,8 +271,8 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
  * when the text has characters DejaVu lacks and the font is installed. drawtext has no fallback of its
  * own (captions do: libass asks fontconfig for missing glyphs), so a wrong pick would draw boxes.
  */
-export function boldFontFor(text: string): string {
+export function boldFontFor(text: string, dejavu: "DejaVuSans-Bold.ttf" | "DejaVuSerif-Bold.ttf" | "DejaVuSansMono-Bold.ttf" = "DejaVuSans-Bold.ttf"): string {
   if (CJK.test(text)) for (const f of CJK_BOLD_FONTS) if (existsSync(f)) return f;
-  return fontFile("DejaVuSans-Bold.ttf");
+  return fontFile(dejavu);
 }
 

@@ -19,6 +19,9 @@ import { audioFeaturesFromWav } from "./highlights/audio.ts";
 import { planHighlights } from "./highlights/plan.ts";
 import { strengthenPunctuation } from "./highlights/redecode.ts";
 import { renderClipFormats, type ClipFormat } from "./render/render.ts";
+import { lookOf, type BrandLook, type BrandSnapshot } from "./render/brand.ts";
+import { renderClipCovers } from "./render/cover.ts";
+import type { SpeakerCropPlan } from "./render/crop.ts";
 import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
 import { isOutOfSpace } from "../storage/disk-space.ts";
 import { planTrailer, renderTrailer } from "./render/trailer.ts";
@@ -44,6 +47,8 @@ export interface LiveOptions {
   vocabulary?: string[];
   /** ISO 639-1 code, or "auto" (default) to detect it. */
   language?: string;
+  /** false: render without the organisation's brand. */
+  brand?: boolean;
 }
 
 /** Everything a live job produces, stage by stage; JSON so each stage's result survives a restart. */
@@ -53,7 +58,12 @@ export type LiveState = {
   plan?: { clips: ClipPlan[]; showNotes: string; chapters?: Array<{ start: number; title: string }>; similarity: string; warnings: string[] };
   /** Further ranked passages, not rendered as clips, that give a trailer enough material. */
   trailerExtras?: ClipPlan[];
-  rendered?: Array<{ plan: ClipPlan; files: Record<string, string> }>;
+  rendered?: Array<{ plan: ClipPlan; files: Record<string, string>; thumbnails?: Record<string, string> }>;
+  /**
+   * The brand the job renders with, taken when its render stage first runs (null: none, or the job
+   * said brand: false). Its re-renders use it too, so a later brand change never alters this job.
+   */
+  brand?: BrandSnapshot | null;
   trailer?: { file: string; duration_seconds: number } | null;
   /** An upload's file name as the client gave it, when it came from shared storage (the data directory has no metadata file then). */
   uploadName?: string;
@@ -88,6 +98,8 @@ export interface LivePipelineOptions {
   store?: ObjectStore;
   /** The organisation's stored vocabulary for the job's world (GET/PUT /v1/vocabulary), merged with the job's own. */
   orgVocabulary?(job: JobRow): string[];
+  /** The organisation's brand in the job's world (GET/PUT /v1/brand), or null when it has none. */
+  orgBrand?(job: JobRow): BrandSnapshot | null;
 }
 
 /**
@@ -181,7 +193,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const o = options(job);
         const engine = await detectEngine();
         ctx.state.engine.ffmpeg = `${engine.kind} ${engine.version.replace(/^ffmpeg version (\S+).*$/, "$1")}, ${engine.encoder}`;
-        const card = source.hasVideo ? undefined : audiogramCard(plan.showNotes, transcript);
+        if (ctx.state.brand === undefined) ctx.state.brand = o.brand === false ? null : (opts.orgBrand?.(job) ?? null);
+        const look = await lookOf(ctx.state.brand, config.dataDir, opts.store);
         if (source.hasVideo) {
           // The renderer falls back to a centred 9:16 crop without the face models; the job says so.
           try {
@@ -195,6 +208,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const rendered: NonNullable<LiveState["rendered"]> = [];
         for (const [i, clip] of plan.clips.entries()) {
           const files: Record<string, string> = {};
+          const paths: Partial<Record<ClipFormat, string>> = {};
+          let faces: SpeakerCropPlan | undefined;
           try {
             await renderClipFormats(
               {
@@ -203,16 +218,22 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
                 start: clip.start_time,
                 end: clip.end_time,
                 style: o.caption_style ?? DEFAULT_CAPTION_STYLE,
-                card,
+                card: source.hasVideo ? undefined : audiogramCard(plan.showNotes, transcript, clip.title),
+                look,
               },
               FORMATS_RENDERED.map((format) => ({ format, outPath: join(outDir(job), `clip${i + 1}_${format}.mp4`) })),
               {
                 onProgress: (f) => ctx.report((i + f) / plan.clips.length),
-                onRendered: (format) => (files[format] = `job:clip${i + 1}_${format}.mp4`),
+                onRendered: (format, path) => {
+                  files[format] = `job:clip${i + 1}_${format}.mp4`;
+                  paths[format] = path;
+                },
+                onCropPlan: (p) => (faces = p),
               },
             );
+            const thumbnails = await clipThumbnails({ source, words: transcript.words, clip, look, faces, paths, base: join(outDir(job), `clip${i + 1}`), warnings: ctx.state.warnings, rank: i + 1 });
             ctx.report((i + 1) / plan.clips.length);
-            rendered.push({ plan: clip, files });
+            rendered.push({ plan: clip, files, ...(thumbnails ? { thumbnails } : {}) });
           } catch (err) {
             // A full disk fails the job rather than completing it, and charging for it, with fewer clips.
             if (ctx.signal.aborted || isOutOfSpace(err)) throw err;
@@ -238,7 +259,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         try {
           const passages = [...rendered.map((r) => r.plan), ...(ctx.state.trailerExtras ?? [])];
           const segments = planTrailer(passages.map((p) => ({ start: p.start_time, end: p.end_time })), transcript.words);
-          const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, outPath: join(outDir(job), "trailer.mp4") });
+          const look = await lookOf(ctx.state.brand, config.dataDir, opts.store);
+          const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, look, outPath: join(outDir(job), "trailer.mp4") });
           ctx.state.trailer = { file: "job:trailer.mp4", duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
         } catch (err) {
           if (ctx.signal.aborted || isOutOfSpace(err)) throw err;
@@ -298,10 +320,35 @@ export function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: stri
   return extname(named) ? named : `source${extname(acquiredPath)}`;
 }
 
-/** The audiogram's title and speaker names, in the episode's language ("Intervenant 2", not "Speaker 2"). */
-export function audiogramCard(notes: string, t: Transcript) {
+/**
+ * Covers of one rendered clip, as stored file references per format ("job:NAME.jpg"); a failure is a
+ * warning, never a lost clip. `base` is the path the files are named from (`<base>_<format>.jpg`).
+ */
+export async function clipThumbnails(o: {
+  source: MediaInfo; words: Transcript["words"]; clip: { start_time: number; end_time: number; title?: string; hook: string };
+  look: BrandLook; faces?: SpeakerCropPlan; paths: Partial<Record<ClipFormat, string>>; base: string; warnings: string[]; rank: number;
+}): Promise<Record<string, string> | undefined> {
+  try {
+    const made = await renderClipCovers({
+      source: o.source, words: o.words, start: o.clip.start_time, end: o.clip.end_time, title: o.clip.title ?? o.clip.hook, look: o.look, plan: o.faces,
+      rendered: o.paths, outPath: (format) => `${o.base}_${format}.jpg`,
+    });
+    return Object.fromEntries(Object.entries(made).map(([format, path]) => [format, `job:${basename(path)}`]));
+  } catch (err) {
+    if (isOutOfSpace(err)) throw err;
+    log.warn("thumbnail failed", { clip: o.rank, error: (err as Error).message });
+    o.warnings.push(`clip ${o.rank} has no thumbnail: it could not be made; the appliance's log has the details`);
+    return undefined;
+  }
+}
+
+/**
+ * The audiogram's title and speaker names, in the episode's language ("Intervenant 2", not "Speaker
+ * 2"). The title is the clip's own where it has one: each audiogram is posted alone.
+ */
+export function audiogramCard(notes: string, t: Transcript, clipTitle?: string) {
   const text = notesText(t.language);
-  const title = notesTitle(notes) ?? text.episode;
+  const title = clipTitle ?? notesTitle(notes) ?? text.episode;
   const turns = t.speakerTurns ?? t.segments;
   return { title, speakers: turns.map((s) => ({ start: s.start, end: s.end, name: t.speakerNames?.[s.speaker] ?? text.speaker(s.speaker) })) };
 }
@@ -320,6 +367,7 @@ export function buildOutput(state: LiveState, job: JobRow): StoredOutput {
     duration_seconds: Math.round((r.plan.end_time - r.plan.start_time) * 1000) / 1000,
     transcript_text: r.plan.transcript_text,
     files: r.files,
+    ...(r.thumbnails ? { thumbnails: r.thumbnails } : {}),
     ...(state.exports ? { captions: captionRefs(state.exports, i, "job") } : {}),
     score: r.plan.score,
     reason: r.plan.reason,

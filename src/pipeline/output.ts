@@ -15,6 +15,8 @@ export interface StoredClip extends ClipContent {
   rank: number;
   duration_seconds: number;
   files: Record<string, string>;
+  /** Extension: a cover image per format (keyed like files); jobs completed before thumbnails existed, and sandbox jobs, have none. */
+  thumbnails?: Record<string, string>;
   /** Extension: the clip's burned-in captions as SRT and WebVTT sidecars (times relative to the clip). */
   captions?: { srt: string; vtt: string };
   score?: number;
@@ -96,7 +98,7 @@ export function parseFileRef(ref: string): FileRef | null {
 
 /** Every file a job's output refers to (the share page may serve these and nothing else). */
 export function outputFiles(output: StoredOutput): string[] {
-  const refs = output.clips.flatMap((c) => [...Object.values(c.files), ...Object.values(c.captions ?? {})]);
+  const refs = output.clips.flatMap((c) => [...Object.values(c.files), ...Object.values(c.thumbnails ?? {}), ...Object.values(c.captions ?? {})]);
   if (output.trailer) refs.push(output.trailer.file);
   if (output.exports) refs.push(...Object.values(output.exports));
   return refs;

@@ -100,6 +100,8 @@ export class ClipRenderWorker {
           // Part of every new file name: cached URLs of an earlier render never serve these bytes.
           tag: row.id.slice(-8),
           hook: clip.hook,
+          title: clip.title,
+          store: this.store,
           start: params.start_time,
           end: params.end_time,
           style: params.caption_style as CaptionStyle,
@@ -121,7 +123,7 @@ export class ClipRenderWorker {
     await this.underLease(
       row,
       { msg: "trailer re-render failed", failure: "the trailer could not be rendered; the appliance's log has the details under this render's id" },
-      () => renderTrailer({ dataDir: this.dataDir, jobId: row.jobId, tag: row.id.slice(-8), style: (JSON.parse(row.params) as { caption_style?: CaptionStyle }).caption_style }),
+      () => renderTrailer({ dataDir: this.dataDir, jobId: row.jobId, tag: row.id.slice(-8), store: this.store, style: (JSON.parse(row.params) as { caption_style?: CaptionStyle }).caption_style }),
       (trailer) => {
         const now = this.clock.now();
         const files = tx(this.db, () => {
@@ -204,6 +206,8 @@ export class ClipRenderWorker {
       if (!finishRender(this.db, row.id, this.owner, "complete", now, null)) return undefined;
       return this.updateClip(row, (clip, latest) => {
         clip.files = result.files;
+        if (result.thumbnails) clip.thumbnails = result.thumbnails;
+        else delete clip.thumbnails;
         clip.captions = result.captions;
         clip.start_time = params.start_time;
         clip.end_time = params.end_time;
@@ -213,7 +217,7 @@ export class ClipRenderWorker {
         if (latest) Object.assign(clip.render!, { status: "complete", completed_at: now, error: null });
       });
     });
-    this.dropFiles(row.jobId, files, [...Object.values(result.files), result.captions.srt, result.captions.vtt]);
+    this.dropFiles(row.jobId, files, [...Object.values(result.files), ...Object.values(result.thumbnails ?? {}), result.captions.srt, result.captions.vtt]);
   }
 
   /** Deletes the files a render replaced, or (`files` undefined: the lease was lost) the files it made but could not publish. */

@@ -42,7 +42,7 @@ test("bad colours, corners, scales and fonts: invalid_body naming the field", as
 
 test("bad images: SVG, GIF, text, a PNG header over garbage, a truncated PNG, too many or too few pixels, an unknown upload", async () => {
   const png = makeImage({ width: 300, height: 100, format: "png" });
-  const cases: Array<[string, Uint8Array]> = [
+  const cases: Array<[string, Uint8Array<ArrayBuffer>]> = [
     ["svg", SVG_LOGO],
     ["gif", makeImage({ width: 64, height: 64, format: "gif" })],
     ["text", new TextEncoder().encode("not an image at all\n")],

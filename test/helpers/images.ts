@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
  * A real image made by ffmpeg from a colour source: `colour` fills it, an optional `stripe` colour
  * fills its left half (so a test can tell the logo's orientation apart). Returns the file's bytes.
  */
-export function makeImage(o: { width: number; height: number; format: "png" | "jpeg" | "gif"; colour?: string; stripe?: string }): Uint8Array {
+export function makeImage(o: { width: number; height: number; format: "png" | "jpeg" | "gif"; colour?: string; stripe?: string }): Uint8Array<ArrayBuffer> {
   const dir = mkdtempSync(join(tmpdir(), "clipyard-img-"));
   try {
     const out = join(dir, `image.${o.format === "jpeg" ? "jpg" : o.format}`);

@@ -7,6 +7,7 @@ import { captionChangeFrames, captionMargins, changeFrames, type CaptionFrame } 
 import { assFilter } from "./graph.ts";
 import { BAR_PITCH, barCount, barRect, barSpan, invertColour, mixColour, waveformHeights } from "./waveform.ts";
 import type { Pcm } from "../../media/wav.ts";
+import { logoOverlay, type BrandLook } from "./brand.ts";
 
 export interface SpeakerSpan {
   start: number;
@@ -50,6 +51,8 @@ export interface AudiogramFilterOptions {
   fontsDir: string;
   boldFont: string;
   suffix: string;
+  /** A brand with a logo, and the ffmpeg input holding it ("1:v"): laid over the finished card. */
+  logo?: { look: BrandLook; input: string };
 }
 
 /**
@@ -163,5 +166,7 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
 
   const band = `${held(H, captionChangeFrames(o.captionSpans, o.fps, frameCount))},${assFilter(o.assPath, o.fontsDir)},crop=${W}:${H - bandY}:0:${bandY},fps=${o.fps}[band]`;
 
-  return `${head.join(",")}[head];${row.join(";")};${band};[head][row][band]vstack=inputs=3:shortest=1,setsar=1${o.suffix}[vout]`;
+  const stacked = `${head.join(",")}[head];${row.join(";")};${band};[head][row][band]vstack=inputs=3:shortest=1,setsar=1`;
+  if (!o.logo?.look.logo) return `${stacked}${o.suffix}[vout]`;
+  return `${stacked}[card];${logoOverlay(o.frame, o.logo.look, o.logo.input, "card", "branded")};[branded]null${o.suffix}[vout]`;
 }

@@ -162,6 +162,8 @@ export interface AssOptions {
   /** Output duration: events are clipped to [0, duration]. */
   duration?: number;
   chunking?: Partial<ChunkOptions>;
+  /** Font family instead of the style's (a brand's caption_font, one the appliance ships). */
+  font?: string;
 }
 
 /**
@@ -187,7 +189,7 @@ export function buildAss(words: Word[], opts: AssOptions): string {
     "",
     "[V4+ Styles]",
     "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
-    `Style: Caption,${style.font},${fontSize},${style.primary},${style.active},${style.outline},${style.back},${bold},0,0,0,100,100,0,0,${style.borderStyle},${outline},${style.shadow},2,${m.left},${m.right},${m.bottom},1`,
+    `Style: Caption,${opts.font ?? style.font},${fontSize},${style.primary},${style.active},${style.outline},${style.back},${bold},0,0,0,100,100,0,0,${style.borderStyle},${outline},${style.shadow},2,${m.left},${m.right},${m.bottom},1`,
     "",
     "[Events]",
     "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",

@@ -3,6 +3,7 @@
  * blurred-background fit) and caption burn-in. No I/O here, so framing can be unit-tested.
  */
 import type { MediaInfo } from "../types.ts";
+import { logoOverlay, type BrandLook } from "./brand.ts";
 
 export const FORMATS = {
   /** Vertical 9:16, the API's "linkedin" destination. */
@@ -80,6 +81,8 @@ export interface VideoFilterOptions {
   fontsDir: string;
   /** Pixel-format/upload tail the encoder needs (from videoEncoderArgs). */
   suffix: string;
+  /** A brand with a logo, and the ffmpeg input holding it ("1:v"): laid under the captions. */
+  logo?: { look: BrandLook; input: string };
 }
 
 /** libass burn-in of an ASS script with fonts from a directory (no fontconfig needed). */
@@ -93,6 +96,10 @@ export function videoFilter(o: VideoFilterOptions): string {
   if (o.fps) steps.push(`fps=${o.fps}`);
   steps.push(framingFilter(o));
   steps.push("setsar=1");
+  if (o.logo?.look.logo) {
+    const overlay = logoOverlay(FORMATS[o.format], o.logo.look, o.logo.input, "framed", "branded");
+    return `[0:v:0]${steps.join(",")}[framed];${overlay};[branded]${assFilter(o.assPath, o.fontsDir)}${o.suffix}[vout]`;
+  }
   steps.push(assFilter(o.assPath, o.fontsDir));
   return `[0:v:0]${steps.join(",")}${o.suffix}[vout]`;
 }

@@ -13,7 +13,9 @@ import { CLIP_LOUDNESS, normalizeAudio } from "../../media/ffmpeg-loudness.ts";
 import { decodeWindow } from "../../media/decode-audio.ts";
 import { assEventSpans, buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
 import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./graph.ts";
-import { planSpeakerCrop } from "./crop.ts";
+import { planSpeakerCrop, type SpeakerCropPlan } from "./crop.ts";
+import { CAPTION_FONTS, DEFAULT_LOOK, ffmpegColour, type BrandLook } from "./brand.ts";
+import { imageInput } from "../../media/image.ts";
 import { ModelNotAvailableError } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { audiogramFilter, type AudiogramCard } from "./audiogram.ts";
@@ -50,16 +52,20 @@ export interface RenderRequest {
   card?: AudiogramCard;
   outPath?: string;
   quality?: Partial<RenderQuality>;
+  /** The show's brand: logo, caption font, card colours; default the appliance's own look. */
+  look?: BrandLook;
 }
 
 /** Only 9:16 output from a wider video needs a crop decision; "speaker" runs face analysis. */
-async function resolveCrop(req: RenderRequest): Promise<CropPath | undefined> {
+async function resolveCrop(req: RenderRequest, onPlan?: (plan: SpeakerCropPlan) => void): Promise<CropPath | undefined> {
   const { source, format } = req;
   const needsCrop = source.hasVideo && format === "linkedin" && (source.width ?? 0) / (source.height ?? 1) > (9 / 16) * 1.05;
   if (!needsCrop || req.crop === "centre") return undefined;
   if (req.crop && req.crop !== "speaker") return req.crop;
   try {
-    return (await planSpeakerCrop(source, req.words, req.start, req.end)).path;
+    const plan = await planSpeakerCrop(source, req.words, req.start, req.end);
+    onPlan?.(plan);
+    return plan.path;
   } catch (err) {
     // Face models not pulled or not verified: say so and render the centred crop rather than fail
     // the clip (`clipyard doctor` reports the same). Any other analysis failure is an error.
@@ -84,6 +90,8 @@ export interface RenderEvents {
   onProgress?: (fraction: number) => void;
   /** A format's output is written. */
   onRendered?: (format: ClipFormat, path: string) => void;
+  /** The 9:16 format's face analysis, when one ran: who is where and when (a thumbnail's frame is chosen from it). */
+  onCropPlan?: (plan: SpeakerCropPlan) => void;
 }
 
 /**
@@ -117,7 +125,10 @@ export async function renderClipFormats(
     const took: Record<string, number> = {};
     const lap = (name: string) => (took[name] = Math.round(performance.now() - t0));
     const fontsDir = dirname(fontFile("DejaVuSans-Bold.ttf"));
-    const boldFont = boldFontFor(req.card ? [req.card.title, ...(req.card.speakers ?? []).map((s) => s.name)].join(" ") : "");
+    const look = req.look ?? DEFAULT_LOOK;
+    const boldFont = boldFontFor(req.card ? [req.card.title, ...(req.card.speakers ?? []).map((s) => s.name)].join(" ") : "", CAPTION_FONTS[look.caption_font]);
+    const card = req.card && { ...req.card, background: ffmpegColour(look.background_color), accent: ffmpegColour(look.accent_color) };
+    const logo = look.logo ? { look, input: "1:v" } : undefined;
     const encoded = outputs.map(() => 0);
     const progress = (i: number, seconds: number) => {
       encoded[i] = Math.min(1, Math.max(encoded[i]!, seconds / duration));
@@ -134,19 +145,20 @@ export async function renderClipFormats(
       const frame = FORMATS[format];
       const assPath = join(work, `captions-${i}.ass`);
       const videoPath = join(work, `video-${i}.mp4`);
-      const ass = buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration });
+      const ass = buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration, font: look.caption_font });
       await writeFile(assPath, ass);
-      const crop = await resolveCrop({ ...req, format });
+      const crop = await resolveCrop({ ...req, format }, events.onCropPlan);
       if (crop) lap(`${format}FramingMs`);
       const graph = req.source.hasVideo
-        ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix })
+        ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix, logo })
         : audiogramFilter({
-            frame, card: req.card, clipStart: req.start, fps: q.fps ?? 25, duration, audio: (await waveformAudio)!,
+            frame, card, logo, clipStart: req.start, fps: q.fps ?? 25, duration, audio: (await waveformAudio)!,
             assPath, captionSpans: assEventSpans(ass), fontsDir, boldFont, suffix: enc.filterSuffix,
           });
       await ffmpeg([
         "-y", ...enc.inputArgs,
         "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), ...mediaInput(req.source.path),
+        ...(look.logo ? imageInput(look.logo.path, "png") : []),
         "-filter_complex", graph, "-map", "[vout]", "-an",
         ...enc.args,
         "-t", duration.toFixed(3),

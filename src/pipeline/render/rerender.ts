@@ -9,7 +9,10 @@ import { jobOutputDir, jobWorkDir } from "../output.ts";
 import type { CaptionStyle } from "./captions.ts";
 import { snapToSentenceEdges } from "../highlights/clip-bounds.ts";
 import { writeClipCaptions } from "../exports.ts";
-import { audiogramCard, type LiveState } from "../live.ts";
+import { audiogramCard, clipThumbnails, type LiveState } from "../live.ts";
+import { lookOf } from "./brand.ts";
+import type { SpeakerCropPlan } from "./crop.ts";
+import type { ObjectStore } from "../../storage/index.ts";
 import { renderClipFormats, type ClipFormat } from "./render.ts";
 import { planTrailer, renderTrailer } from "./trailer.ts";
 import { readCheckpoint } from "../stage.ts";
@@ -22,15 +25,21 @@ export interface RerenderInput {
   rank: number;
   tag: string;
   hook: string;
+  /** The clip's title (posting copy): an audiogram's card and every cover show it. */
+  title?: string;
   start: number;
   end: number;
   style: CaptionStyle;
   formats: ClipFormat[];
+  /** Shared storage: the brand logo the job's snapshot names is fetched from it when this node lacks it. */
+  store?: ObjectStore;
 }
 
 export interface RerenderResult {
   /** Stored file references ("job:NAME") per format, and the caption sidecars. */
   files: Record<string, string>;
+  /** Cover images per format (absent when they could not be made). */
+  thumbnails?: Record<string, string>;
   captions: { srt: string; vtt: string };
   /** The sentences inside the new bounds. */
   transcript_text: string;
@@ -59,13 +68,26 @@ export const rerenderLiveClip: RerenderFn = async (input) => {
   const outDir = jobOutputDir(input.dataDir, input.jobId);
   const base = `clip${input.rank}_${input.tag}`;
   const files: Record<string, string> = {};
+  const paths: Partial<Record<ClipFormat, string>> = {};
+  let faces: SpeakerCropPlan | undefined;
   let captions: ReturnType<typeof writeClipCaptions>;
+  let thumbnails: Record<string, string> | undefined;
   try {
+    // The brand the job was first rendered with (its checkpoint's snapshot), not today's.
+    const look = await lookOf(state.brand, input.dataDir, input.store);
     await renderClipFormats(
-      { source, words: transcript.words, start: input.start, end: input.end, style: input.style, card: source.hasVideo ? undefined : audiogramCard(state.plan.showNotes, transcript) },
+      { source, words: transcript.words, start: input.start, end: input.end, style: input.style, look, card: source.hasVideo ? undefined : audiogramCard(state.plan.showNotes, transcript, input.title) },
       input.formats.map((format) => ({ format, outPath: join(outDir, `${base}_${format}.mp4`) })),
-      { onRendered: (format, path) => (files[format] = `job:${path.slice(outDir.length + 1)}`) },
+      {
+        onRendered: (format, path) => {
+          files[format] = `job:${path.slice(outDir.length + 1)}`;
+          paths[format] = path;
+        },
+        onCropPlan: (p) => (faces = p),
+      },
     );
+    const warnings: string[] = [];
+    thumbnails = await clipThumbnails({ source, words: transcript.words, clip: { start_time: input.start, end_time: input.end, title: input.title, hook: input.hook }, look, faces, paths, base: join(outDir, base), warnings, rank: input.rank });
     captions = writeClipCaptions(outDir, transcript.words, { start_time: input.start, end_time: input.end, hook: input.hook }, base);
   } catch (err) {
     // A failed render (a full disk above all) leaves no half-written file of its own behind; the
@@ -74,7 +96,7 @@ export const rerenderLiveClip: RerenderFn = async (input) => {
     throw err;
   }
   const text = snapToSentenceEdges(transcript.words, input.start, input.end)?.text ?? "";
-  return { files, captions: { srt: `job:${captions.srt}`, vtt: `job:${captions.vtt}` }, transcript_text: text };
+  return { files, ...(thumbnails ? { thumbnails } : {}), captions: { srt: `job:${captions.srt}`, vtt: `job:${captions.vtt}` }, transcript_text: text };
 };
 
 /** The trailer's passages: the clips it was cut from plus the extra ranked passages, as the trailer stage chose them. */
@@ -82,7 +104,7 @@ export function trailerPassages(state: LiveState): Array<{ start: number; end: n
   return [...(state.rendered ?? []).map((r) => r.plan), ...(state.trailerExtras ?? [])].map((p) => ({ start: p.start_time, end: p.end_time }));
 }
 
-export type TrailerRerenderFn = (input: { dataDir: string; jobId: string; tag: string; style?: CaptionStyle }) => Promise<{ file: string; duration_seconds: number }>;
+export type TrailerRerenderFn = (input: { dataDir: string; jobId: string; tag: string; style?: CaptionStyle; store?: ObjectStore }) => Promise<{ file: string; duration_seconds: number }>;
 
 /** The trailer again from the checkpoint's (corrected) words, as `trailer_<tag>.mp4`: same passages, new captions. */
 export const rerenderLiveTrailer: TrailerRerenderFn = async (input) => {
@@ -90,6 +112,7 @@ export const rerenderLiveTrailer: TrailerRerenderFn = async (input) => {
   if (!state?.source || !state.transcript) throw new Error(`job ${input.jobId} has no checkpointed source and transcript to re-render its trailer from`);
   const segments = planTrailer(trailerPassages(state), state.transcript.words);
   const name = `trailer_${input.tag}.mp4`;
-  const t = await renderTrailer({ source: state.source, words: state.transcript.words, segments, style: input.style, outPath: join(jobOutputDir(input.dataDir, input.jobId), name) });
+  const look = await lookOf(state.brand, input.dataDir, input.store);
+  const t = await renderTrailer({ source: state.source, words: state.transcript.words, segments, style: input.style, look, outPath: join(jobOutputDir(input.dataDir, input.jobId), name) });
   return { file: `job:${name}`, duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
 };

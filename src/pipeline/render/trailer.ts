@@ -3,6 +3,7 @@
  * crossfades. planTrailer is pure (which sentences, in which order); renderTrailer renders each
  * segment with the clip renderer (captions, loudness) and joins them (trailer-join.ts).
  */
+import type { BrandLook } from "./brand.ts";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ffmpeg, ffprobeJson, mediaInput } from "../../media/ffmpeg.ts";
@@ -108,6 +109,8 @@ export interface TrailerRequest {
   outPath: string;
   quality?: Partial<RenderQuality>;
   crossfadeSeconds?: number;
+  /** The show's brand, on every segment. */
+  look?: BrandLook;
 }
 
 export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number }> {
@@ -119,7 +122,7 @@ export async function renderTrailer(req: TrailerRequest): Promise<{ path: string
     for (const [i, s] of req.segments.entries()) {
       parts.push(await renderClip({
         source: req.source, words: req.words, start: s.start, end: s.end, format: "linkedin",
-        style: req.style, card: req.card, quality: q, outPath: join(work, `seg${i}.mp4`),
+        style: req.style, card: req.card, quality: q, look: req.look, outPath: join(work, `seg${i}.mp4`),
       }));
     }
     const engine = await detectEngine();

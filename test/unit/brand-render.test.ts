@@ -1,0 +1,91 @@
+import { describe, expect, test } from "bun:test";
+import { logoBox, type BrandLook } from "../../src/pipeline/render/brand.ts";
+import { pickCoverTime, wrapTitle } from "../../src/pipeline/render/cover.ts";
+import { buildAss } from "../../src/pipeline/render/captions.ts";
+import { FORMATS, videoFilter } from "../../src/pipeline/render/graph.ts";
+import type { FaceTrack } from "../../src/pipeline/render/faces.ts";
+import type { Word } from "../../src/pipeline/types.ts";
+
+const look = (position: BrandLook["logo_position"], scale = 0.15): BrandLook => ({
+  logo: { path: "/tmp/logo.png", width: 400, height: 100 }, logo_position: position, logo_scale: scale,
+  accent_color: "#FF8800", background_color: "#102030", caption_font: "DejaVu Serif",
+});
+
+describe("logoBox", () => {
+  test("each corner, a margin of 4% of the shorter side, width a share of the frame's, height by the logo's aspect", () => {
+    const f = FORMATS.x;
+    const m = Math.round(1080 * 0.04);
+    expect(logoBox(f, look("top-left"), { width: 400, height: 100 })).toEqual({ x: m, y: m, w: 288, h: 72 });
+    expect(logoBox(f, look("top-right"), { width: 400, height: 100 })).toEqual({ x: 1920 - 288 - m, y: m, w: 288, h: 72 });
+    expect(logoBox(f, look("bottom-left"), { width: 400, height: 100 })).toEqual({ x: m, y: 1080 - 72 - m, w: 288, h: 72 });
+    expect(logoBox(FORMATS.linkedin, look("bottom-right"), { width: 400, height: 100 })).toEqual({ x: 1080 - 162 - m, y: 1920 - 40 - m, w: 162, h: 40 });
+  });
+
+  test("a tall logo is bounded to a quarter of the frame's height, keeping its aspect", () => {
+    const box = logoBox(FORMATS.x, look("top-left", 0.4), { width: 100, height: 1000 });
+    expect(box.h).toBe(270);
+    expect(box.w).toBe(28);
+  });
+});
+
+describe("filter graphs", () => {
+  const src = { path: "/x.mp4", durationSeconds: 10, hasVideo: true, hasAudio: true, width: 1920, height: 1080 };
+  const base = { source: src, clipStart: 0, assPath: "/tmp/c.ass", fontsDir: "/fonts", suffix: ",format=yuv420p" };
+  test("the logo is laid over the framed picture before the captions are burned in, from the input named", () => {
+    const g = videoFilter({ ...base, format: "x", logo: { look: look("top-left"), input: "1:v" } });
+    expect(g).toBe(
+      `[0:v:0]scale=1920:1080,setsar=1[framed];[1:v]scale=288:72:flags=lanczos,format=rgba[brandlogo];[framed][brandlogo]overlay=x=43:y=43:format=auto[branded];` +
+        `[branded]ass=filename='/tmp/c.ass':fontsdir='/fonts',format=yuv420p[vout]`,
+    );
+  });
+  test("without a logo the graph is what it always was", () => {
+    const { logo, ...noLogo } = look("top-left");
+    expect(videoFilter({ ...base, format: "x", logo: { look: noLogo, input: "1:v" } })).toBe(videoFilter({ ...base, format: "x" }));
+  });
+  test("the caption font is the ASS style's font", () => {
+    const ass = buildAss([{ word: "hello", start: 0, end: 0.5, speaker: "S" }], { frame: FORMATS.x, font: "DejaVu Serif" });
+    expect(ass).toMatch(/^Style: Caption,DejaVu Serif,/m);
+    expect(buildAss([], { frame: FORMATS.x })).toMatch(/^Style: Caption,DejaVu Sans,/m);
+  });
+});
+
+describe("pickCoverTime", () => {
+  const words: Word[] = [
+    { word: "Hello", start: 1, end: 1.4, speaker: "A" },
+    { word: "there.", start: 1.5, end: 2, speaker: "A" },
+    { word: "Bees", start: 4, end: 4.5, speaker: "B" },
+    { word: "buzz.", start: 4.6, end: 5.2, speaker: "B" },
+    { word: "Yes", start: 8, end: 8.4, speaker: "A" },
+  ];
+  const obs = (t: number, score: number, w = 0.2) => ({ t, cx: 0.5, cy: 0.4, w, h: w, score });
+  const tracks: FaceTrack[] = [
+    { id: 1, obs: [obs(1.2, 0.6), obs(4.2, 0.99), obs(8.2, 0.7)] },
+    { id: 2, obs: [obs(1.2, 0.99), obs(4.2, 0.95), obs(4.8, 0.9)] },
+  ];
+  const speakers = { bySpeaker: new Map([["A", 1], ["B", 2]]), confidence: new Map() };
+
+  test("the speaker's own face while they speak: never a listener's face, however sure", () => {
+    // B's face is surest at 1.2 s and A's at 4.2 s, but each while the other speaks; of B's face while
+    // B speaks (4.2 s, 4.8 s), the one nearer the clip's middle wins.
+    expect(pickCoverTime(words, 0, 10, { tracks, speakers })).toBe(4.8);
+  });
+  test("a small face counts for less than a clear one", () => {
+    const small: FaceTrack[] = [{ id: 1, obs: [obs(1.2, 0.9, 0.2)] }, { id: 2, obs: [obs(4.2, 0.99, 0.03)] }];
+    expect(pickCoverTime(words, 0, 10, { tracks: small, speakers })).toBe(1.2);
+  });
+  test("without faces: the middle of the word spoken nearest the clip's middle; without words, the clip's middle", () => {
+    expect(pickCoverTime(words, 0, 10)).toBe(4.9);
+    expect(pickCoverTime(words, 0, 10, { tracks: [], speakers: { bySpeaker: new Map(), confidence: new Map() } })).toBe(4.9);
+    expect(pickCoverTime([], 2, 6)).toBe(4);
+    // Words outside the clip do not count.
+    expect(pickCoverTime(words, 6, 10)).toBe(8.2);
+  });
+});
+
+describe("wrapTitle", () => {
+  test("greedy lines of at most maxChars; a long title is cut with an ellipsis", () => {
+    expect(wrapTitle("Bees on the Roof Above the Bus Stop", 16)).toEqual(["Bees on the Roof", "Above the Bus", "Stop"]);
+    expect(wrapTitle("one two three four five six", 3, 2)).toEqual(["one", "two…"]);
+    expect(wrapTitle("Supercalifragilistic word", 10)).toEqual(["Supercalifragilistic", "word"]);
+  });
+});
