@@ -8,9 +8,10 @@ import { parseFileRef, type StoredOutput } from "../pipeline/output.ts";
 export function localJobOutput(output: StoredOutput) {
   const local = (ref: string) => parseFileRef(ref)!.name;
   return {
-    clips: output.clips.map(({ files, captions, ...c }) => ({
+    clips: output.clips.map(({ files, captions, thumbnails, ...c }) => ({
       ...c,
       rendered_urls: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, local(v)])),
+      ...(thumbnails ? { thumbnail_urls: Object.fromEntries(Object.entries(thumbnails).map(([k, v]) => [k, local(v)])) } : {}),
       ...(captions ? { captions_srt_url: local(captions.srt), captions_vtt_url: local(captions.vtt) } : {}),
     })),
     trailer: output.trailer ? { url: local(output.trailer.file), duration_seconds: output.trailer.duration_seconds } : null,
