@@ -296,6 +296,21 @@ const cases: Record<string, (w: World) => Promise<void>> = {
     await app.api("PUT", "/v1/vocabulary", { key: other(w).key, body: { entries: [`only ${other(w).env}`] } });
     expect((await app.api("GET", "/v1/vocabulary", { key: w.key })).json.entries).not.toContain(`only ${other(w).env}`);
   },
+  "PUT /v1/brand": async (w) => {
+    // Each world keeps its own kit, and the other world's upload cannot become its logo.
+    const mine = w.env === "live" ? "#A1A1A1" : "#B2B2B2";
+    expect((await app.api("PUT", "/v1/brand", { key: w.key, body: { accent_color: mine } })).status).toBe(200);
+    expect((await app.api("GET", "/v1/brand", { key: other(w).key })).json.accent_color).not.toBe(mine);
+    const borrowed = await app.api("PUT", "/v1/brand", { key: w.key, body: { logo_upload_id: other(w).uploadId } });
+    expect(borrowed.json.error).toMatchObject({ code: "invalid_body", param: "logo_upload_id" });
+  },
+  "GET /v1/brand": async (w) => {
+    const seen = (await app.api("GET", "/v1/brand", { key: w.key })).json;
+    expect(seen.livemode).toBe(w.env === "live");
+    const theirs = w.env === "live" ? "#C3C3C3" : "#D4D4D4";
+    await app.api("PUT", "/v1/brand", { key: other(w).key, body: { background_color: theirs } });
+    expect((await app.api("GET", "/v1/brand", { key: w.key })).json.background_color).not.toBe(theirs);
+  },
   "GET /v1/wallet": async (w) => {
     const wallet = await app.api("GET", "/v1/wallet", { key: w.key });
     expect(wallet.status).toBe(200);
