@@ -90,6 +90,12 @@ export function openApiDocument() {
           responses: { "200": { description: "Brand as stored", content: { "application/json": { schema: { $ref: "#/components/schemas/Brand" } } } }, default: errorResponse },
         },
       },
+      "/v1/brand/logo": {
+        get: {
+          summary: "Extension: the brand's stored logo as PNG (ETag: its SHA-256); not_found without one",
+          responses: { "200": { description: "The logo", content: { "image/png": { schema: { type: "string", format: "binary" } } } }, default: errorResponse },
+        },
+      },
       "/v1/jobs/{id}": {
         get: {
           summary: "Get a job",

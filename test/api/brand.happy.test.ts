@@ -42,6 +42,12 @@ test("a PNG logo is stored as a PNG of its own and answered back; a GET's answer
 
   const got = await app.api("GET", "/v1/brand", { key });
   expect(got.json).toEqual(put.json);
+  // The logo itself, for a preview: the stored PNG, its hash as ETag.
+  const logoRes = await fetch(`${app.baseUrl}/v1/brand/logo`, { headers: { authorization: `Bearer ${key}` } });
+  expect(logoRes.status).toBe(200);
+  expect(logoRes.headers.get("content-type")).toBe("image/png");
+  expect(logoRes.headers.get("etag")).toBe(`"${put.json.logo.sha256}"`);
+  expect(new Uint8Array(await logoRes.arrayBuffer())).toEqual(new Uint8Array(bytes));
 
   // The upload goes (tus termination); the brand keeps its own copy, and PUTting the GET back keeps it.
   const del = await fetch(`${app.baseUrl}/v1/uploads/${up.json.id}`, { method: "DELETE", headers: { authorization: `Bearer ${key}`, "tus-resumable": "1.0.0" } });
@@ -70,6 +76,9 @@ test("PUT replaces the whole kit: an empty body clears it to the defaults", asyn
   expect(cleared.status).toBe(200);
   expect(cleared.json).toMatchObject({ logo: null, logo_upload_id: null, logo_position: "top-right", accent_color: "#7FDBCA", caption_font: "DejaVu Sans" });
   expect(cleared.json.updated_at).not.toBeNull();
+  const none = await app.api("GET", "/v1/brand/logo", { key });
+  expect(none.status).toBe(404);
+  expect(none.json.error.code).toBe("not_found");
 });
 
 test("a sandbox key validates and echoes the brand in its own world", async () => {

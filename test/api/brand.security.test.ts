@@ -14,6 +14,7 @@ const code = (r: { json: any }) => r.json?.error?.code;
 const stored = () => app.ctx.db.$client.query("SELECT count(*) AS n FROM org_brand").get();
 
 test("both routes need a valid key", async () => {
+  expect(code(await app.api("GET", "/v1/brand/logo"))).toBe("missing_authorization");
   for (const method of ["GET", "PUT"]) {
     const body = method === "PUT" ? { accent_color: "#FF0000" } : undefined;
     expect(code(await app.api(method, "/v1/brand", { body }))).toBe("missing_authorization");

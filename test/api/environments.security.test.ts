@@ -3,6 +3,9 @@ import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
 import { startFeedServer } from "../helpers/feed-server.ts";
 import { startReceiver } from "../helpers/receiver.ts";
 import { rawUpload, tusClient } from "../helpers/uploads.ts";
+import { makeImage } from "../helpers/images.ts";
+
+const PNG_16 = makeImage({ width: 16, height: 16, format: "png" });
 
 /**
  * Test and live are separate worlds inside one organisation (issue #25, item 2). One organisation
@@ -310,6 +313,16 @@ const cases: Record<string, (w: World) => Promise<void>> = {
     const theirs = w.env === "live" ? "#C3C3C3" : "#D4D4D4";
     await app.api("PUT", "/v1/brand", { key: other(w).key, body: { background_color: theirs } });
     expect((await app.api("GET", "/v1/brand", { key: w.key })).json.background_color).not.toBe(theirs);
+  },
+  "GET /v1/brand/logo": async (w) => {
+    // Only the live world's kit has a logo here (its own upload): the sandbox key does not get it.
+    if (w.env === "live") {
+      const up = await rawUpload(app, w.key, PNG_16);
+      expect((await app.api("PUT", "/v1/brand", { key: w.key, body: { logo_upload_id: up.json.id } })).status).toBe(200);
+      expect((await fetch(`${app.baseUrl}/v1/brand/logo`, { headers: { authorization: `Bearer ${w.key}` } })).status).toBe(200);
+    }
+    expectNotFound(await app.api("GET", "/v1/brand/logo", { key: other(w).key }), null);
+    await app.api("PUT", "/v1/brand", { key: w.key, body: {} });
   },
   "GET /v1/wallet": async (w) => {
     const wallet = await app.api("GET", "/v1/wallet", { key: w.key });

@@ -3,6 +3,8 @@ import type { AppContext } from "../context.ts";
 import { getBrand, setBrand, type StoredBrand } from "../../accounts/brand.ts";
 import { isoUtc } from "../../clock.ts";
 import { CAPTION_FONT_NAMES, DEFAULT_BRAND, LOGO_POSITIONS, MAX_LOGO_SCALE, MIN_LOGO_SCALE } from "../../pipeline/render/brand.ts";
+import { ApiError } from "../../errors.ts";
+import { brandLogoKey } from "../../storage/index.ts";
 import { readJsonObject } from "../body.ts";
 import { guard } from "../guard.ts";
 import { reply, type App, type HeaderBag } from "../routing.ts";
@@ -14,6 +16,7 @@ type Headers = HeaderBag;
 export function register(app: App, ctx: AppContext): void {
   app
     .get("/v1/brand", ({ request, set }) => getBrandRoute(ctx, request, reply(set).headers))
+    .get("/v1/brand/logo", ({ request, set }) => getBrandLogoRoute(ctx, request, reply(set).headers))
     .put("/v1/brand", ({ request, set }) => putBrandRoute(ctx, request, reply(set).headers), { parse: "none" });
 }
 
@@ -71,6 +74,20 @@ export function presentBrand(b: StoredBrand, env: "live" | "test"): z.infer<type
 export function getBrandRoute(ctx: AppContext, request: Request, headers: Headers) {
   const p = guard(ctx, request, headers);
   return presentBrand(getBrand(ctx.db, p), p.env);
+}
+
+/**
+ * GET /v1/brand/logo (extension) — the stored logo as PNG, for a preview (the dashboard editor). Its
+ * ETag is the logo's hash: a new logo is a new tag.
+ */
+export async function getBrandLogoRoute(ctx: AppContext, request: Request, headers: Headers): Promise<Response> {
+  const p = guard(ctx, request, headers);
+  const logo = getBrand(ctx.db, p).logo;
+  const object = logo ? await ctx.storage.open(brandLogoKey(logo.sha256)) : undefined;
+  if (!logo || !object) throw new ApiError("not_found", "This organisation's brand has no logo in this world.", null);
+  return new Response(object.body, {
+    headers: { ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])), "content-type": "image/png", "content-length": String(object.size), etag: `"${logo.sha256}"`, "cache-control": "private, no-cache", "x-content-type-options": "nosniff" },
+  });
 }
 
 /** PUT /v1/brand (extension) — replaces the brand kit; every later job of the world renders with it. */
