@@ -34,7 +34,7 @@ describe("filter graphs", () => {
   test("the logo is laid over the framed picture before the captions are burned in, from the input named", () => {
     const g = videoFilter({ ...base, format: "x", logo: { look: look("top-left"), input: "1:v" } });
     expect(g).toBe(
-      `[0:v:0]scale=1920:1080,setsar=1[framed];[1:v]scale=288:72:flags=lanczos,format=rgba[brandlogo];[framed][brandlogo]overlay=x=43:y=43:format=auto[branded];` +
+      `[0:v:0]scale=1920:1080,setsar=1[framed];[1:v]scale=288:72:flags=lanczos,format=yuva420p[brandlogo];[framed][brandlogo]overlay=x=43:y=43:format=yuv420[branded];` +
         `[branded]ass=filename='/tmp/c.ass':fontsdir='/fonts',format=yuv420p[vout]`,
     );
   });

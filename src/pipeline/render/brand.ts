@@ -72,13 +72,16 @@ export function logoBox(frame: CaptionFrame, look: Pick<BrandLook, "logo_positio
 }
 
 /**
- * The logo laid over a labelled video: `[in]` and the logo input (`input`, e.g. "1:v") to `[out]`.
- * The logo is one still frame; overlay holds it for the whole clip.
+ * The logo laid over a labelled video: `[from]` and the logo input (`input`, e.g. "1:v") to `[to]`.
+ * The logo is one still frame; overlay holds it for the whole clip. The blend is done in 4:2:0 with
+ * the logo's alpha (yuva420p): overlay's format=auto picks RGBA for an RGBA logo and turns every
+ * whole frame into RGBA and back, which cost 4.5× a plain pass over 1080p frames (3.46 s against
+ * 0.78 s of CPU for 250 frames); in 4:2:0 the logo costs 0.3 ms a frame.
  */
 export function logoOverlay(frame: CaptionFrame, look: BrandLook, input: string, from: string, to: string): string {
   const logo = look.logo!;
   const box = logoBox(frame, look, logo);
-  return `[${input}]scale=${box.w}:${box.h}:flags=lanczos,format=rgba[brandlogo];[${from}][brandlogo]overlay=x=${box.x}:y=${box.y}:format=auto[${to}]`;
+  return `[${input}]scale=${box.w}:${box.h}:flags=lanczos,format=yuva420p[brandlogo];[${from}][brandlogo]overlay=x=${box.x}:y=${box.y}:format=yuv420[${to}]`;
 }
 
 /** The snapshot's logo as a file on this node: the data directory's copy, fetched from shared storage when this node lacks it. */
