@@ -107,6 +107,18 @@ testShared("a video clip's frames carry the logo in the corner the kit names, bo
   }
 }, 300_000);
 
+testShared("an audiogram's logo sits in the corner the kit names, top or bottom, in both formats", async () => {
+  const logoPath = join(work, "logo-ag.png");
+  writeFileSync(logoPath, makeImage({ width: 200, height: 100, format: "png", colour: "0xFF00FF" }));
+  const source = await probeMedia(join(SHARED_MEDIA, "jfk.wav"));
+  const words: Word[] = "and so my fellow Americans ask not".split(" ").map((word, i) => ({ word, start: 0.3 + i * 0.5, end: 0.7 + i * 0.5, speaker: "Speaker 1" }));
+  for (const [position, format] of [["bottom-right", "linkedin"], ["top-right", "x"], ["bottom-left", "x"]] as const) {
+    const look: BrandLook = { logo: { path: logoPath, width: 200, height: 100 }, logo_position: position, logo_scale: 0.2, accent_color: "#FF8800", background_color: "#102030", caption_font: "DejaVu Sans" };
+    const [out] = await renderClipFormats({ source, words, start: 0, end: 4, style: "bold", look, card: { title: "Ask Not" } }, [{ format, outPath: join(work, `ag-${position}-${format}.mp4`) }]);
+    for (const t of [0.1, 1.7, 3.6]) expectLogoIn(await frameAt(out!, t, FORMATS[format].width, FORMATS[format].height), format, look);
+  }
+}, 300_000);
+
 const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
 let app: TestAppliance;
 let media: ReturnType<typeof startMediaServer>;

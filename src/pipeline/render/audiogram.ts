@@ -51,7 +51,7 @@ export interface AudiogramFilterOptions {
   fontsDir: string;
   boldFont: string;
   suffix: string;
-  /** A brand with a logo, and the ffmpeg input holding it ("1:v"): laid over the finished card. */
+  /** A brand with a logo, and the ffmpeg input holding it ("1:v"): laid on the head (top corners) or the caption band (bottom corners). */
   logo?: { look: BrandLook; input: string };
 }
 
@@ -139,7 +139,14 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
     const enable = anyOf(bounds.map(([a, b]) => `between(t,${a.toFixed(2)},${b.toFixed(2)})`));
     head.push(`drawtext=fontfile='${o.boldFont}':expansion=none:text='${drawtextSafe(name)}':fontsize=${nameSize}:fontcolor=${accent}:x=(w-text_w)/2:y=${Math.round(waveY - nameSize * 2.4)}:enable='${enable}'`);
   }
-  head.push(`fps=${o.fps}`);
+  // The logo is laid on the held rows before they are repeated, so it is blended on the few frames
+  // drawn, not on all 25 a second: at the top on the head, at the bottom on the caption band, under
+  // the captions (both rows are tall enough for the largest logo, a quarter of the frame).
+  const logo = o.logo?.look.logo ? o.logo : undefined;
+  const logoAtTop = logo?.look.logo_position.startsWith("top");
+  const headChain = logo && logoAtTop
+    ? `${head.join(",")}[headraw];${logoOverlay(o.frame, logo.look, logo.input, "headraw", "headlogo")};[headlogo]fps=${o.fps}`
+    : `${[...head, `fps=${o.fps}`].join(",")}`;
 
   // Waveform row: the clip's loudness envelope as bars, lit from left to right as the clip plays.
   // The row is unlit-bar colour under a plain lit-colour sheet that slides in a bar at a time (and a
@@ -164,9 +171,11 @@ export function audiogramFilter(o: AudiogramFilterOptions): string {
     `[playing][stencil]overlay=format=yuv420,pad=${W}:${waveH}:${waveX}:0:color=${bg}[row]`,
   ];
 
-  const band = `${held(H, captionChangeFrames(o.captionSpans, o.fps, frameCount))},${assFilter(o.assPath, o.fontsDir)},crop=${W}:${H - bandY}:0:${bandY},fps=${o.fps}[band]`;
+  const bandHeld = held(H, captionChangeFrames(o.captionSpans, o.fps, frameCount));
+  const bandTail = `${assFilter(o.assPath, o.fontsDir)},crop=${W}:${H - bandY}:0:${bandY},fps=${o.fps}[band]`;
+  const band = logo && !logoAtTop
+    ? `${bandHeld}[bandraw];${logoOverlay(o.frame, logo.look, logo.input, "bandraw", "bandlogo")};[bandlogo]${bandTail}`
+    : `${bandHeld},${bandTail}`;
 
-  const stacked = `${head.join(",")}[head];${row.join(";")};${band};[head][row][band]vstack=inputs=3:shortest=1,setsar=1`;
-  if (!o.logo?.look.logo) return `${stacked}${o.suffix}[vout]`;
-  return `${stacked}[card];${logoOverlay(o.frame, o.logo.look, o.logo.input, "card", "branded")};[branded]null${o.suffix}[vout]`;
+  return `${headChain}[head];${row.join(";")};${band};[head][row][band]vstack=inputs=3:shortest=1,setsar=1${o.suffix}[vout]`;
 }
