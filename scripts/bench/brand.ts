@@ -5,7 +5,7 @@
  * the face analysis the 9:16 render ran). Reported as the CPU seconds of the ffmpeg processes (this
  * process's reaped children, /proc/self/stat), which a busy shared machine disturbs far less than
  * wall time, and wall time beside it.
- * Without a brand the filter graph is the one renders always had (test/unit/brand-render.test.ts), so
+ * Without a brand the filter graph is the one renders always had (test/unit/pipeline/render/brand.test.ts), so
  * an unbranded job pays only for its covers.
  *
  *   bun scripts/bench/brand.ts [--seconds 15] [--runs 3]
