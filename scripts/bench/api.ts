@@ -2,11 +2,12 @@
 /**
  * GET /v1/jobs/{id} through the whole appliance (auth, rate limit, SQLite, serializer) next to a bare
  * Bun.serve handler returning a job-sized JSON body, on the same machine; prints a table and the ratio.
- * Usage: bun scripts/bench/api.ts [seconds=5] [concurrency=32] [rounds=3]; CLIPYARD_DATABASE_URL=postgres://… runs it on PostgreSQL.
+ * Usage: bun scripts/bench/api.ts [seconds=5] [concurrency=32] [rounds=3]; CLIPYARD_DATABASE_URL=postgres://… runs it on PostgreSQL;
+ * CLIPYARD_BENCH_CPU_PROF=dir writes a CPU profile of the appliance's server process there (bun --cpu-prof).
  */
 import { spawn } from "bun";
-import { mkdtempSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { median, runLoad, table } from "./load.ts";
 
@@ -24,7 +25,9 @@ function withSchema(url: string, schema: string): string {
 const env = { ...process.env, ...(databaseUrl ? { CLIPYARD_DATABASE_URL: databaseUrl } : {}), CLIPYARD_PORT: String(port), CLIPYARD_DATA_DIR: dataDir, CLIPYARD_LOG_LEVEL: "warn" };
 const cli = async (...args: string[]) => (await new Response(spawn(["bun", "run", join(ROOT, "src/main.ts"), ...args], { env, stdout: "pipe" }).stdout).text()).trim();
 
-const server = spawn(["bun", "run", join(ROOT, "src/main.ts"), "serve"], { env, stdout: "ignore", stderr: "inherit" });
+const profileDir = process.env.CLIPYARD_BENCH_CPU_PROF;
+const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profileDir)}`] : [];
+const server = spawn(["bun", ...profile, "run", join(ROOT, "src/main.ts"), "serve"], { env, stdout: "ignore", stderr: "inherit" });
 for (let i = 0; ; i++) {
   try {
     if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
@@ -75,14 +78,27 @@ await Bun.sleep(500);
 const bareUrl = `http://127.0.0.1:${barePort}/v1/jobs/${submitted.id}`;
 
 const healthUrl = `http://127.0.0.1:${port}/healthz`;
+// CPU time each server process spent per request (user + system, from /proc): unlike req/s, this
+// hardly moves with what else the machine is running, so it compares runs on a shared VM.
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+};
+const cpuPerRequest = { appliance: [] as number[], bare: [] as number[] };
+async function measured(pid: number, into: number[], load: () => Promise<{ requests: number }>) {
+  const before = cpuMs(pid);
+  const r = await load();
+  into.push(((cpuMs(pid) - before) * 1000) / r.requests);
+  return r;
+}
 const results = { appliance: [] as number[], bare: [] as number[], health: [] as number[], p99a: [] as number[], p99b: [] as number[], p99h: [] as number[] };
 let k = 0;
 for (let r = 0; r < rounds; r++) {
-  const a = await runLoad(() => new Request(jobUrl, { headers: { authorization: `Bearer ${keys[k++ % keys.length]}` } }), { concurrency, seconds });
+  const a = await measured(server.pid, cpuPerRequest.appliance, () => runLoad(() => new Request(jobUrl, { headers: { authorization: `Bearer ${keys[k++ % keys.length]}` } }), { concurrency, seconds }));
   if (a.errors) throw new Error(`${a.errors} non-200 answers from the appliance; first: ${a.firstError}`);
   // Every server gets the same request (an authorization header included), so the load generator,
   // which shares this machine's cores, does the same work on each side.
-  const b = await runLoad(() => new Request(bareUrl, { headers: { authorization: `Bearer ${keys[k++ % keys.length]}` } }), { concurrency, seconds });
+  const b = await measured(bare.pid, cpuPerRequest.bare, () => runLoad(() => new Request(bareUrl, { headers: { authorization: `Bearer ${keys[k++ % keys.length]}` } }), { concurrency, seconds }));
   const h = await runLoad(() => new Request(healthUrl, { headers: { authorization: `Bearer ${keys[k++ % keys.length]}` } }), { concurrency, seconds });
   results.health.push(h.rps);
   results.p99h.push(h.p99);
@@ -93,15 +109,16 @@ for (let r = 0; r < rounds; r++) {
 }
 server.kill();
 bare.kill();
+await server.exited; // the profile is written as the server exits
 const ra = median(results.appliance);
 const rb = median(results.bare);
 console.log(`GET /v1/jobs/{id} (${databaseUrl ? "PostgreSQL" : "SQLite"}, ${body.length}-byte body): ${rounds} rounds × ${seconds} s, ${concurrency} connections, ${cpus().length} cores (${cpus()[0]?.model}), bun ${Bun.version}`);
 console.log(
   table([
-    { server: `clipyard (Elysia + auth + rate limit + ${databaseUrl ? "PostgreSQL" : "SQLite"})`, "req/s (median)": Math.round(ra), "p99 ms (median)": median(results.p99a) },
-    { server: "clipyard GET /healthz (Elysia, no auth)", "req/s (median)": Math.round(median(results.health)), "p99 ms (median)": median(results.p99h) },
-    { server: "bare Bun.serve, same body", "req/s (median)": Math.round(rb), "p99 ms (median)": median(results.p99b) },
+    { server: `clipyard (Elysia + auth + rate limit + ${databaseUrl ? "PostgreSQL" : "SQLite"})`, "req/s (median)": Math.round(ra), "p99 ms (median)": median(results.p99a), "server CPU µs/request": median(cpuPerRequest.appliance) },
+    { server: "clipyard GET /healthz (Elysia, no auth)", "req/s (median)": Math.round(median(results.health)), "p99 ms (median)": median(results.p99h), "server CPU µs/request": "" },
+    { server: "bare Bun.serve, same body", "req/s (median)": Math.round(rb), "p99 ms (median)": median(results.p99b), "server CPU µs/request": median(cpuPerRequest.bare) },
   ]),
 );
-console.log(`ratio clipyard / bare: ${(ra / rb).toFixed(2)} (target >= 0.6)`);
+console.log(`ratio clipyard / bare: ${(ra / rb).toFixed(2)} (target >= 0.6); server CPU per request, bare / clipyard: ${(median(cpuPerRequest.bare) / median(cpuPerRequest.appliance)).toFixed(2)}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 process.exit(0);

@@ -352,4 +352,11 @@ export const migrations: string[] = [
     PRIMARY KEY (org_id, env)
   );
   `,
+  /* 13: a row version on jobs, raised by the database itself on every update of the row, whichever
+     process or cluster node writes it: GET /v1/jobs/{id} reads the version, not the ~10 KB row, to
+     tell whether the body it built before is still the job's. (PostgreSQL gets the same trigger as a
+     BEFORE UPDATE function: src/db/postgres/dialect.ts.) */ `
+  ALTER TABLE jobs ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+  CREATE TRIGGER jobs_version AFTER UPDATE ON jobs FOR EACH ROW WHEN NEW.version = OLD.version BEGIN UPDATE jobs SET version = OLD.version + 1 WHERE seq = NEW.seq; END;
+  `,
 ];

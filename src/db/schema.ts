@@ -40,6 +40,8 @@ export const jobs = sqliteTable("jobs", {
   progress: text("progress"),
   shareTokenHash: text("share_token_hash"),
   requestId: text("request_id").notNull(),
+  /** Raised by a trigger on every update of the row (migration 13); never written by the application. */
+  version: integer("version").notNull().default(0),
 });
 
 export const idempotencyKeys = sqliteTable("idempotency_keys", {

@@ -123,6 +123,16 @@ export function presentJobJson(row: JobRow, ctx: PresentContext): string {
   return json;
 }
 
+/**
+ * The body remembered for job `id` if it was built from the row at `version` (jobs.version, raised
+ * by the database on every update of the row), else undefined: GET reads the version, a few bytes,
+ * and reads and decodes the whole row only when the job has changed since.
+ */
+export function rememberedJobJson(id: string, version: number, ctx: PresentContext): string | undefined {
+  const hit = presented.get(id);
+  return hit && Number(hit.row.version) === version && hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret ? hit.json : undefined;
+}
+
 function sameRow(a: JobRow, b: JobRow): boolean {
   for (const k in b) if (a[k as keyof JobRow] !== b[k as keyof JobRow]) return false;
   return true;

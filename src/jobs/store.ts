@@ -25,6 +25,15 @@ export function getJob(db: Db, scope: Scope, id: string): JobRow | undefined {
   return (jobInScope(db).get(id, scope.orgId, scope.env) as JobRow | null) ?? undefined;
 }
 
+const jobVersionInScope = preparedOnce((db) => db.$client.query(`SELECT version FROM jobs WHERE id = ? AND org_id = ? AND env = ?`));
+
+/** The row version of a job in scope (raised by the database on every update of the row), without reading the row. */
+export function getJobVersion(db: Db, scope: Scope, id: string): number | undefined {
+  const row = jobVersionInScope(db).get(id, scope.orgId, scope.env) as { version: number | string } | null;
+  // PostgreSQL's BIGINT arrives as text.
+  return row ? Number(row.version) : undefined;
+}
+
 export function getJobById(db: Db, id: string): JobRow | undefined {
   return db.select().from(jobs).where(eq(jobs.id, id)).get();
 }

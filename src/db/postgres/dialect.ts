@@ -66,12 +66,15 @@ export function toPostgresStatement(sqlText: string): string {
  * - every table gets SQLite's implicit `rowid` as a real column (insertion order: the wallet spends
  *   lots bought in the same millisecond in the order they were bought);
  * - text compares byte-wise (COLLATE "C"), as SQLite's BINARY collation does, so ordering by an id
- *   or a name gives the same rows on both.
+ *   or a name gives the same rows on both;
+ * - a row-version trigger (rowVersionTrigger) becomes PostgreSQL's BEFORE UPDATE equivalent.
  */
 export function toPostgresMigration(sqliteSql: string): string {
   const seqColumns: Array<{ table: string; column: string }> = [];
   let table = "";
   const lines = sqliteSql.split("\n").map((line) => {
+    const version = rowVersionTrigger(line);
+    if (version) return version;
     const create = /^(\s*)CREATE TABLE (\w+) \($/i.exec(line);
     if (create) {
       table = create[2]!;
@@ -95,4 +98,21 @@ export function toPostgresMigration(sqliteSql: string): string {
   CREATE TRIGGER ${fn} BEFORE INSERT ON ${t} FOR EACH ROW EXECUTE FUNCTION ${fn}();`;
   });
   return lines.join("\n") + triggers.join("\n");
+}
+
+/**
+ * SQLite's row-version idiom, `CREATE TRIGGER t AFTER UPDATE ON tbl FOR EACH ROW WHEN NEW.v = OLD.v
+ * BEGIN UPDATE tbl SET v = OLD.v + 1 WHERE key = NEW.key; END;` (on one line), as a PostgreSQL
+ * function raising the version in the row being written; undefined for any other line.
+ */
+export function rowVersionTrigger(line: string): string | undefined {
+  const m = /^(\s*)CREATE TRIGGER (\w+) AFTER UPDATE ON (\w+) FOR EACH ROW WHEN NEW\.(\w+) = OLD\.\4 BEGIN UPDATE \3 SET \4 = OLD\.\4 \+ 1 WHERE (\w+) = NEW\.\5; END;\s*$/i.exec(line);
+  if (!m) return undefined;
+  const [, indent, name, table, column] = m;
+  return `${indent}CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+${indent}BEGIN
+${indent}  IF NEW.${column} = OLD.${column} THEN NEW.${column} := OLD.${column} + 1; END IF;
+${indent}  RETURN NEW;
+${indent}END $$;
+${indent}CREATE TRIGGER ${name} BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}();`;
 }
