@@ -1,5 +1,6 @@
 import { and, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { PgClient, sqlString } from "../db/postgres/client.ts";
 import { rateHits } from "../db/schema.ts";
 
 /** One small function per statement on rate_hits (DbSlidingWindowLimiter). */
@@ -21,4 +22,20 @@ export function insertHit(db: Db, bucket: string, at: number): void {
 /** Every hit that has left its window (at or before `before`). */
 export function deleteHitsBefore(db: Db, before: number): void {
   db.delete(rateHits).where(lte(rateHits.at, before)).run();
+}
+
+/**
+ * countHits, then insertHit when the window has room, under `lockKey`'s advisory lock, in one round
+ * trip to PostgreSQL instead of four (BEGIN and the lock, the count, the insert, COMMIT): the
+ * statements of one simple query run as one transaction, and the count's snapshot is taken after the
+ * lock is granted, so it sees every hit committed before, as the transaction it replaces did.
+ */
+export function hitInOneRoundTrip(pg: PgClient, lockKey: string, bucket: string, from: number, at: number, limit: number): { count: number; oldest: number | null; inserted: boolean } {
+  const b = sqlString(bucket);
+  const [row] = pg.batch(`${PgClient.lockStatement(lockKey)};
+    WITH w AS (SELECT count(*) AS n, min(at) AS oldest FROM rate_hits WHERE bucket = ${b} AND at > ${Math.floor(from)}),
+    ins AS (INSERT INTO rate_hits (bucket, at) SELECT ${b}, ${Math.floor(at)} FROM w WHERE w.n < ${Math.floor(limit)} RETURNING 1)
+    SELECT w.n, w.oldest, (SELECT count(*) FROM ins) FROM w`);
+  const [n, oldest, inserted] = row as [unknown, unknown, unknown];
+  return { count: Number(n), oldest: oldest === null ? null : Number(oldest), inserted: Number(inserted) > 0 };
 }

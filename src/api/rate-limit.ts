@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
-import { keyedTx, type Db } from "../db/client.ts";
-import { countHits, deleteHitsBefore, insertHit } from "./rate-limit-store.ts";
+import { keyedTx, postgresOf, type Db } from "../db/client.ts";
+import { countHits, deleteHitsBefore, hitInOneRoundTrip, insertHit } from "./rate-limit-store.ts";
 
 export const RATE_WINDOW_MS = 60_000;
 export const RATE_LIMITS = { write: 60, read: 600 } as const;
@@ -83,6 +83,11 @@ export class DbSlidingWindowLimiter implements RateLimiter {
 
   hit(key: string, limit: number): RateDecision {
     const now = this.clock.now();
+    const pg = postgresOf(this.db);
+    if (pg && !pg.inTransaction) {
+      const { count, oldest, inserted } = hitInOneRoundTrip(pg, `rate:${key}`, key, now - this.windowMs, now, limit);
+      return decide(now, this.windowMs, limit, inserted ? count + 1 : count, oldest ?? now, inserted);
+    }
     return keyedTx(this.db, `rate:${key}`, () => {
       const { count, oldest } = countHits(this.db, key, now - this.windowMs);
       const allowed = count < limit;

@@ -79,9 +79,22 @@ export class PgClient {
     this.bridge.query(sqlText);
   }
 
+  /**
+   * Several statements without parameters (values inlined with sqlString) in one round trip: run as
+   * one implicit transaction, each statement on a snapshot taken when it starts. The last one's rows.
+   */
+  batch(sqlText: string): unknown[][] {
+    return this.bridge.query(sqlText).rows;
+  }
+
+  /** The statement locked() opens with: the advisory lock for a text key, held to the transaction's end. */
+  static lockStatement(lockKey: string): string {
+    return `SELECT pg_advisory_xact_lock(hashtextextended(${sqlString(lockKey)}, 0))`;
+  }
+
   /** Runs fn in a transaction holding the advisory lock `lockKey` (a text key: a lock per key). */
   locked<T>(lockKey: string, fn: () => T): T {
-    return this.run(fn, `SELECT pg_advisory_xact_lock(hashtextextended(${sqlString(lockKey)}, 0))`);
+    return this.run(fn, PgClient.lockStatement(lockKey));
   }
 
   transaction<A extends unknown[], T>(fn: (...args: A) => T): TxFn<A, T> {
@@ -140,7 +153,7 @@ export class PgClient {
 }
 
 /** A text as an SQL string literal (quotes doubled): for the few statements sent without parameters. */
-const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+export const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * Connects to `postgres://…`. A `schema=NAME` query parameter keeps this appliance's tables in their
