@@ -64,3 +64,14 @@ test("a bucket name with quotes is counted as itself (values are inlined in the 
     db.$client.close();
   }
 });
+
+test("a hit's commit without the WAL flush is its own: the connection's later statements commit durably again", () => {
+  const db = openDb({ dataDir: mkdtempSync(join(tmpdir(), "clipyard-rate-pg-")), databaseUrl: freshSchemaUrl() });
+  try {
+    new DbSlidingWindowLimiter(db, systemClock).hit("key_async:read", 5);
+    // The connection's other statements still commit durably.
+    expect((db.$client.query("SELECT current_setting('synchronous_commit') AS s").get() as { s: string }).s).toBe("on");
+  } finally {
+    db.$client.close();
+  }
+});
