@@ -9,7 +9,7 @@ import { spawn } from "bun";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { median, runLoad, table } from "./load.ts";
+import { median, runLoad, table, type LoadResult } from "./load.ts";
 
 const [seconds = 5, concurrency = 32, rounds = 3] = process.argv.slice(2).map(Number);
 const ROOT = resolve(import.meta.dir, "../..");
@@ -85,7 +85,7 @@ const cpuMs = (pid: number) => {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
 };
 const cpuPerRequest = { appliance: [] as number[], bare: [] as number[] };
-async function measured(pid: number, into: number[], load: () => Promise<{ requests: number }>) {
+async function measured(pid: number, into: number[], load: () => Promise<LoadResult>): Promise<LoadResult> {
   const before = cpuMs(pid);
   const r = await load();
   into.push(((cpuMs(pid) - before) * 1000) / r.requests);

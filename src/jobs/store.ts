@@ -12,7 +12,7 @@ import type { Scope } from "../accounts/scope.ts";
  */
 
 export type JobStatus = JobRow["status"];
-export type NewJob = Omit<JobRow, "seq" | "startedAt" | "completedAt" | "output" | "errorCode" | "errorMessage" | "leaseOwner" | "leaseExpiresAt" | "attempts" | "progress" | "shareTokenHash">;
+export type NewJob = Omit<JobRow, "seq" | "startedAt" | "completedAt" | "output" | "errorCode" | "errorMessage" | "leaseOwner" | "leaseExpiresAt" | "attempts" | "progress" | "shareTokenHash" | "version">;
 
 export function insertJob(db: Db, job: NewJob): JobRow {
   return db.insert(jobs).values({ ...job, attempts: 0 }).returning().get();
