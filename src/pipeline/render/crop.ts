@@ -96,8 +96,8 @@ export async function planSpeakerCrop(source: MediaInfo, words: Word[], start: n
   let lipFrames = 0;
   if (tracks.length > 1 && turns.length > 0 && source.hasAudio) {
     speech = await speechOf(source, start, end);
-    for (const w of lipSyncWindows(turns, TURN_EDGE_SECONDS)) {
-      const dense = await detectFaces(source, Math.max(start, w.start), Math.min(end, w.end), { ...o, sampleFps: LIP_SYNC_FPS, exact: true });
+    for (const w of lipSyncWindows(turns, TURN_EDGE_SECONDS, { start, end })) {
+      const dense = await detectFaces(source, w.start, w.end, { ...o, sampleFps: LIP_SYNC_FPS, exact: true });
       attachLipReadings(tracks, dense);
       lipFrames += dense.length;
     }

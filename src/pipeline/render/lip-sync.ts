@@ -134,9 +134,17 @@ export const turnInteriors = (turns: Turn[], edge: number) =>
 /**
  * Where to read mouths at LIP_SYNC_FPS: for each speaker, the interiors (`edge` off each end) of
  * their LIP_SYNC_WINDOWS_PER_SPEAKER longest turns, each cut to its middle LIP_SYNC_WINDOW_SECONDS;
- * in time order. Interiors too short for a reading are left out.
+ * in time order. Interiors too short for a reading are left out. With `within`, turns are first cut
+ * to it, so every window lies inside.
  */
-export function lipSyncWindows(turns: Turn[], edge: number): { start: number; end: number }[] {
+export function lipSyncWindows(turns: Turn[], edge: number, within?: { start: number; end: number }): { start: number; end: number }[] {
+  // A clip's turns come from the words that overlap it, so a turn can run far outside the clip; only
+  // the part inside can be read (a window outside it was a negative decode length: ffmpeg refused it).
+  if (within) {
+    turns = turns
+      .map((t) => ({ ...t, start: Math.max(t.start, within.start), end: Math.min(t.end, within.end) }))
+      .filter((t) => t.end > t.start);
+  }
   const chosen: { start: number; end: number }[] = [];
   for (const speaker of new Set(turns.map((t) => t.speaker))) {
     const longest = turnInteriors(turns.filter((t) => t.speaker === speaker), edge)
