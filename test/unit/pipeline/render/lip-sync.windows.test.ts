@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { LIP_SYNC_FPS, lipSyncWindows } from "../../src/pipeline/render/lip-sync.ts";
-import { TURN_EDGE_SECONDS } from "../../src/pipeline/render/faces.ts";
+import { LIP_SYNC_FPS, lipSyncWindows } from "../../../../src/pipeline/render/lip-sync.ts";
+import { TURN_EDGE_SECONDS } from "../../../../src/pipeline/render/faces.ts";
 
 // A clip's turns come from the words that overlap it, so a turn can run far outside the clip. The
 // windows where mouths are read must lie inside the clip: one outside it became a negative decode

@@ -3,15 +3,15 @@ import { spawn } from "bun";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DbSlidingWindowLimiter } from "../../src/api/rate-limit.ts";
-import { systemClock } from "../../src/clock.ts";
-import { openDb } from "../../src/db/client.ts";
-import { freshSchemaUrl, stopOwnPostgres } from "../helpers/postgres.ts";
+import { DbSlidingWindowLimiter } from "../../../src/api/rate-limit.ts";
+import { systemClock } from "../../../src/clock.ts";
+import { openDb } from "../../../src/db/client.ts";
+import { freshSchemaUrl, stopOwnPostgres } from "../../helpers/postgres.ts";
 
 // A cluster's API nodes share each key's window in PostgreSQL; a hit is one round trip there
 // (lock, count, insert in one simple query). Two processes hammering one key at once must between
 // them be granted exactly the limit: never both the last slot.
-const ROOT = resolve(import.meta.dir, "../..");
+const ROOT = resolve(import.meta.dir, "../../..");
 afterAll(() => stopOwnPostgres());
 
 test("two processes hitting one key at once on PostgreSQL are granted exactly the limit between them", async () => {

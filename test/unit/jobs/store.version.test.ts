@@ -2,11 +2,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDb, type Db } from "../../src/db/client.ts";
-import { rowVersionTrigger } from "../../src/db/postgres/dialect.ts";
-import { presentJobJson, rememberedJobJson } from "../../src/jobs/present.ts";
-import { claimNextQueued, extendLease, getJob, getJobVersion, insertJob, markComplete, replaceOutput } from "../../src/jobs/store.ts";
-import { freshSchemaUrl, stopOwnPostgres } from "../helpers/postgres.ts";
+import { openDb, type Db } from "../../../src/db/client.ts";
+import { rowVersionTrigger } from "../../../src/db/postgres/dialect.ts";
+import { presentJobJson, rememberedJobJson } from "../../../src/jobs/present.ts";
+import { claimNextJob, extendJobLease, getJob, getJobVersion, insertJob, markComplete, replaceOutput } from "../../../src/jobs/store.ts";
+import { freshSchemaUrl, stopOwnPostgres } from "../../helpers/postgres.ts";
 
 // GET /v1/jobs/{id} answers from the body it built before while jobs.version is unchanged, so the
 // version must rise on every update of the row, by any statement, on both back ends.
@@ -46,9 +46,9 @@ describe.each(backEnds)("jobs.version on %s", (_, open) => {
       expect(v()).toBe(0);
       expect(Number(getJob(db, scope, "job_v1")!.version)).toBe(0);
       const seen = [v()];
-      expect(claimNextQueued(db, "test", "node_a", 1, 60_000)?.id).toBe("job_v1");
+      expect(claimNextJob(db, "test", "node_a", 1, 60_000)?.id).toBe("job_v1");
       seen.push(v());
-      extendLease(db, "job_v1", "node_a", 90_000, JSON.stringify({ stage: "transcribe", percent: 10 }));
+      extendJobLease(db, "job_v1", "node_a", 90_000, JSON.stringify({ stage: "transcribe", percent: 10 }));
       seen.push(v());
       markComplete(db, "job_v1", JSON.stringify({ clips: [], transcript: [] }), "h", 2, { owner: "node_a", from: ["processing"] });
       seen.push(v());
