@@ -9,7 +9,10 @@ import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { findModel } from "../../models/manifest.ts";
 import { runWorker, SpeechWorkerError } from "../../inference/speech-runtime/worker.ts";
+import { openWav } from "../../media/wav.ts";
 import { resolveModel } from "../../models/store.ts";
+import { chooseAsrEngine } from "../transcribe/asr-engine.ts";
+import { recogniseInProcess } from "../transcribe/recognise-in-process.ts";
 import { isSpokenWord } from "./sentence-edges.ts";
 import { splitSentences } from "./sentences.ts";
 import { segmentsFromWords } from "../transcribe/segments.ts";
@@ -47,12 +50,51 @@ export interface RedecodeResult {
   replaced: Region[];
   kept: Region[];
   model: string;
+  /** The recogniser that ran it, chosen as transcription chooses (CLIPYARD_ASR_ENGINE, or whether the speech runtime is there). */
+  engine: string;
+}
+
+type RedecodedWord = { word: string; start: number; end: number; p?: number };
+
+/** The bigger model's words for the windows, from the Python worker (CTranslate2). */
+async function redecodeInWorker(wav: string, windows: Region[], model: string, language: string, signal?: AbortSignal): Promise<RedecodedWord[]> {
+  const spec = findModel(model);
+  const modelPath = resolveModel(model);
+  let result: { words: RedecodedWord[] } | undefined;
+  // The worker takes its regions in a file (beside the WAV, in the job's work folder).
+  const regionsFile = `${wav}.redecode-regions.json`;
+  writeFileSync(regionsFile, JSON.stringify(windows));
+  await runWorker(
+    ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(Math.max(1, cpus().length)), "--beam", "1"],
+    (m) => {
+      if (m.result) result = m.result as typeof result;
+    },
+    signal,
+  );
+  if (!result) throw new SpeechWorkerError(`ASR worker returned no result for ${spec.name}`);
+  return result.words;
+}
+
+/** The bigger model's words for the windows, from whisper.cpp in this process: no Python needed. */
+async function redecodeInProcess(wav: string, windows: Region[], model: string, language: string, signal?: AbortSignal): Promise<{ words: RedecodedWord[]; ggmlModel: string }> {
+  // The converted file is derived from the verified weights: they must be there first.
+  resolveModel(model);
+  const audio = openWav(wav);
+  try {
+    const r = await recogniseInProcess(model, audio, windows, { threads: Math.max(1, cpus().length), language, signal });
+    return { words: r.words, ggmlModel: r.ggmlModel };
+  } finally {
+    audio.close();
+  }
 }
 
 /**
  * Re-decodes `windows` of the 16 kHz mono WAV with `model` and splices its words in where they
- * add evidenced sentence ends. Throws ModelNotAvailableError when the model is not installed and
- * SpeechWorkerError when the speech runtime fails; the caller keeps the transcript it had.
+ * add evidenced sentence ends. The recogniser is the one transcription would pick: CTranslate2 in
+ * the speech runtime when it is installed, else whisper.cpp in-process on the converted ggml file,
+ * so the single executable with no Python re-decodes too. Throws ModelNotAvailableError when the
+ * model is not installed and SpeechWorkerError when the speech runtime fails; the caller keeps the
+ * transcript it had.
  */
 export async function redecodeWindows(t: Transcript, wav: string, windows: Region[], model = BIGGER_MODEL, signal?: AbortSignal): Promise<RedecodeResult> {
   // Each window is widened to the silence around it, up to the neighbouring words, so a word the
@@ -62,21 +104,18 @@ export async function redecodeWindows(t: Transcript, wav: string, windows: Regio
     const after = t.words.find((w) => w.start >= b);
     return [Math.max(before?.end ?? 0, a - 0.5), Math.min(after?.start ?? b + 0.5, b + 0.5)];
   });
-  const spec = findModel(model);
-  const modelPath = resolveModel(model);
   const language = model.endsWith(".en") ? "en" : t.language && t.language !== "und" ? t.language : "auto";
-  let result: { words: Array<{ word: string; start: number; end: number; p: number }> } | undefined;
-  // The worker takes its regions in a file (beside the WAV, in the job's work folder).
-  const regionsFile = `${wav}.redecode-regions.json`;
-  writeFileSync(regionsFile, JSON.stringify(bounded));
-  await runWorker(
-    ["asr", "--model", modelPath, "--audio", wav, "--regions-file", regionsFile, "--language", language, "--threads", String(Math.max(1, cpus().length)), "--beam", "1"],
-    (m) => {
-      if (m.result) result = m.result as typeof result;
-    },
-    signal,
-  );
-  if (!result) throw new SpeechWorkerError(`ASR worker returned no result for ${spec.name}`);
+  const { engine: asr } = chooseAsrEngine(model);
+  let redecoded: RedecodedWord[];
+  let engine: string;
+  if (asr === "whisper-cpp") {
+    const r = await redecodeInProcess(wav, bounded, model, language, signal);
+    redecoded = r.words;
+    engine = `whisper.cpp ${r.ggmlModel} in-process`;
+  } else {
+    redecoded = await redecodeInWorker(wav, bounded, model, language, signal);
+    engine = "faster-whisper/CTranslate2 in the speech runtime";
+  }
   let words = t.words;
   const replaced: Region[] = [];
   const kept: Region[] = [];
@@ -84,7 +123,7 @@ export async function redecodeWindows(t: Transcript, wav: string, windows: Regio
     const inside = (w: { start: number; end: number }) => (w.start + w.end) / 2 > a && (w.start + w.end) / 2 < b;
     const old = words.filter(inside);
     const speaker = old.find(isSpokenWord)?.speaker ?? old[0]?.speaker ?? "Speaker 1";
-    const fresh: Word[] = result.words.filter(inside).map((w) => ({ word: w.word.trim(), start: w.start, end: w.end, p: w.p, speaker }));
+    const fresh: Word[] = redecoded.filter(inside).map((w) => ({ word: w.word.trim(), start: w.start, end: w.end, ...(w.p !== undefined ? { p: w.p } : {}), speaker }));
     const first = words.findIndex(inside);
     if (first < 0 || fresh.length === 0) {
       kept.push([a, b]);
@@ -96,8 +135,8 @@ export async function redecodeWindows(t: Transcript, wav: string, windows: Regio
       replaced.push([a, b]);
     } else kept.push([a, b]);
   }
-  if (replaced.length === 0) return { transcript: t, replaced, kept, model };
-  return { transcript: { ...t, words, segments: segmentsFromWords(words) }, replaced, kept, model };
+  if (replaced.length === 0) return { transcript: t, replaced, kept, model, engine };
+  return { transcript: { ...t, words, segments: segmentsFromWords(words) }, replaced, kept, model, engine };
 }
 
 export interface StrengthenResult {
@@ -119,7 +158,7 @@ export async function strengthenPunctuation(t: Transcript, wav: string, signal?:
   const seconds = Math.round(windows.reduce((n, [a, b]) => n + b - a, 0));
   try {
     const r = await redecodeWindows(t, wav, windows, BIGGER_MODEL, signal);
-    return { transcript: r.transcript, engine: `${r.model} re-decoded ${windows.length} weak-punctuation window(s), ${seconds} s; ${r.replaced.length} replaced` };
+    return { transcript: r.transcript, engine: `${r.model} re-decoded ${windows.length} weak-punctuation window(s), ${seconds} s; ${r.replaced.length} replaced (${r.engine})` };
   } catch (e) {
     if (signal?.aborted) throw e;
     return { transcript: t, warning: `${windows.length} stretch(es) without sentence ends (${seconds} s) were not re-decoded with ${BIGGER_MODEL}: ${(e as Error).message}` };
