@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Speech pipeline setup (idempotent): Python runtime for Whisper (CTranslate2) and Silero (ONNX Runtime),
-# verified model weights, and the LibriVox test recordings the ASR benchmark scores against.
+# verified model weights, the LibriVox test recordings the ASR benchmark scores against, and real
+# French speech for the language-detection test.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
@@ -18,6 +19,8 @@ apt_install() {
 
 command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || { say "installing ffmpeg"; apt_install ffmpeg; }
 [ -d /usr/share/pocketsphinx/test/data/librivox ] || { say "installing pocketsphinx-testdata (benchmark recordings)"; apt_install pocketsphinx-testdata || true; }
+# Real French speech (June Wallack, CC BY-SA 3.0) for the language-detection test (test/e2e/language-detect.test.ts).
+[ -f /usr/share/asterisk/sounds/fr_CA_f_June/demo-instruct.wav ] || { say "installing asterisk-core-sounds-fr-wav (French speech for the language-detection test)"; apt_install asterisk-core-sounds-fr-wav || true; }
 
 command -v bun >/dev/null || { say "bun is required"; exit 1; }
 [ -d node_modules ] || bun install --frozen-lockfile >/dev/null
