@@ -23,11 +23,18 @@ const wav = join(dir, "speech.wav");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // No speech runtime: the Python it would run is not there (and the engine setting is left to auto).
-process.env.CLIPYARD_SPEECH_PYTHON = join(dir, "no-such-python");
-delete process.env.CLIPYARD_ASR_ENGINE;
-
+// Restored afterwards: other test files may run later in this same process.
+const saved = { python: process.env.CLIPYARD_SPEECH_PYTHON, engine: process.env.CLIPYARD_ASR_ENGINE };
 beforeAllShared(async () => {
+  process.env.CLIPYARD_SPEECH_PYTHON = join(dir, "no-such-python");
+  delete process.env.CLIPYARD_ASR_ENGINE;
   await decodeToSpeechWav(sharedFile("two_speakers_call.wav"), wav);
+});
+afterAll(() => {
+  for (const [key, value] of [["CLIPYARD_SPEECH_PYTHON", saved.python], ["CLIPYARD_ASR_ENGINE", saved.engine]] as const) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
 });
 
 const real = asrTranscript("two_speakers_call");
