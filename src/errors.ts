@@ -29,7 +29,6 @@ export const ERRORS = {
   invalid_source_type: { type: "invalid_request_error", status: 400, description: "source.type not a supported value" },
   invalid_source_url: { type: "invalid_request_error", status: 400, description: "source.url malformed for the type" },
   invalid_upload: { type: "invalid_request_error", status: 400, description: "extension: source.upload_id is not an upload of this organisation and environment, has expired, or is not fully received (param source.upload_id)" },
-  invalid_option: { type: "invalid_request_error", status: 400, description: "an options field has an unsupported value (param names it)" },
   invalid_parameter: { type: "invalid_request_error", status: 400, description: "a query parameter is out of range or malformed (param names it)" },
   invalid_idempotency_key: { type: "invalid_request_error", status: 400, description: "Idempotency-Key is not 8-255 characters" },
   invalid_events: { type: "invalid_request_error", status: 400, description: "webhook events array empty or has unsupported values" },

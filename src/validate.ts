@@ -71,7 +71,7 @@ function valueAt(value: unknown, path: PropertyKey[]): unknown {
 
 /**
  * Parses with a zod schema and turns the first issue into the spec's error envelope, its code chosen
- * by the field it concerns (so one schema still yields invalid_source_type, invalid_option, ...).
+ * by the field it concerns (so one schema still yields invalid_source_type, invalid_body, ...).
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, codeFor: CodeFor): z.infer<S> {
   const result = schema.safeParse(value, { error: describe });

@@ -112,7 +112,6 @@ function codeFor(param: string): ErrorCode {
   if (param === "source.type") return "invalid_source_type";
   if (param === "source.url") return "invalid_source_url";
   if (param === "source.upload_id") return "invalid_upload";
-  if (param.startsWith("options.")) return "invalid_option";
   return "invalid_body";
 }
 

@@ -47,7 +47,7 @@ const ListJobsInput = z.object({
  * Arguments of the read tools are checked here because they become a path or query string; a bad one
  * is the same `invalid_parameter` error the API gives for a malformed query parameter. submit_job's
  * body is not checked here: the API validates it and answers with the spec's own codes
- * (invalid_source_url, invalid_option, ...), so there is one validator and one set of codes.
+ * (invalid_source_url, invalid_body, ...), so there is one validator and one set of codes.
  */
 function checkArgs<S extends z.ZodObject>(schema: S, args: Record<string, unknown>): ApiResult<z.infer<S>> {
   const parsed = schema.safeParse(args);

@@ -97,5 +97,5 @@ test("options.brand: false is a job option, echoed", async () => {
   expect(res.status).toBe(202);
   expect(res.json.options).toEqual({ brand: false });
   const bad = await app.api("POST", "/v1/jobs", { key, body: { ...VIDEO_BODY, options: { brand: "no" } } });
-  expect(bad.json.error).toMatchObject({ code: "invalid_option", param: "options.brand" });
+  expect(bad.json.error).toMatchObject({ code: "invalid_body", param: "options.brand" });
 });

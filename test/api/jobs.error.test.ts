@@ -70,12 +70,12 @@ test("validation messages say what is wrong: a field sent with the wrong type is
   expect((await app.api("GET", "/v1/jobs?limit=101", { key })).json.error.message).toBe("limit: must be at most 100");
 });
 
-test("invalid_option names the option", async () => {
-  expectError(await post({ ...VIDEO_BODY, options: { caption_style: "comic-sans" } }), "invalid_option", "options.caption_style");
-  expectError(await post({ ...VIDEO_BODY, options: { include_trailer: "yes" } }), "invalid_option", "options.include_trailer");
-  expectError(await post({ ...VIDEO_BODY, options: { colour: "red" } }), "invalid_option", "options.colour");
-  expectError(await post({ ...VIDEO_BODY, options: { clip_count: 0 } }), "invalid_option", "options.clip_count");
-  expectError(await post({ ...VIDEO_BODY, options: { min_clip_seconds: 40, max_clip_seconds: 30 } }), "invalid_option", "options.min_clip_seconds");
+test("a bad option is invalid_body naming the option (the spec lists no other code for POST /v1/jobs)", async () => {
+  expectError(await post({ ...VIDEO_BODY, options: { caption_style: "comic-sans" } }), "invalid_body", "options.caption_style");
+  expectError(await post({ ...VIDEO_BODY, options: { include_trailer: "yes" } }), "invalid_body", "options.include_trailer");
+  expectError(await post({ ...VIDEO_BODY, options: { colour: "red" } }), "invalid_body", "options.colour");
+  expectError(await post({ ...VIDEO_BODY, options: { clip_count: 0 } }), "invalid_body", "options.clip_count");
+  expectError(await post({ ...VIDEO_BODY, options: { min_clip_seconds: 40, max_clip_seconds: 30 } }), "invalid_body", "options.min_clip_seconds");
   expectError(await post({ ...VIDEO_BODY, options: [] }), "invalid_body", "options");
 });
 

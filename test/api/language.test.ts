@@ -1,4 +1,4 @@
-/** The `language` job option (extension) through the real server: validated like every option (invalid_option + param), echoed by sandbox jobs. */
+/** The `language` job option (extension) through the real server: validated like every option (invalid_body + param), echoed by sandbox jobs. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ERRORS } from "../../src/errors.ts";
 import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
@@ -23,11 +23,11 @@ test("a sandbox job takes a language code or auto and echoes it on submission an
   }
 });
 
-test("an unknown language, a name, a locale or a number is invalid_option (as for every option) naming options.language", async () => {
+test("an unknown language, a name, a locale or a number is invalid_body (as for every option) naming options.language", async () => {
   for (const language of ["xx", "French", "fr-FR", "", 7, null]) {
     const res = await post({ language });
-    expect(res.status).toBe(ERRORS.invalid_option.status!);
-    expect(res.json.error).toMatchObject({ code: "invalid_option", param: "options.language" });
+    expect(res.status).toBe(ERRORS.invalid_body.status!);
+    expect(res.json.error).toMatchObject({ code: "invalid_body", param: "options.language" });
   }
 });
 

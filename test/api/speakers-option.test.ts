@@ -21,7 +21,7 @@ test("a sandbox job takes speakers as a number or a list of names and echoes the
   }
 });
 
-test("bad speakers get invalid_option with param naming the option, and no job", async () => {
+test("bad speakers get invalid_body with param naming the option, and no job", async () => {
   const before = (await app.api("GET", "/v1/jobs?limit=100", { key })).json.data.length;
   const cases: Array<[unknown, string, string]> = [
     [1, "options.speakers", "options.speakers: must be at least 2"],
@@ -42,7 +42,7 @@ test("bad speakers get invalid_option with param naming the option, and no job",
   for (const [speakers, param, message] of cases) {
     const res = await post({ speakers });
     expect(res.status).toBe(400);
-    expect(res.json.error).toEqual({ type: ERRORS.invalid_option.type, code: "invalid_option", message, param, request_id: res.headers.get("x-request-id") });
+    expect(res.json.error).toEqual({ type: ERRORS.invalid_body.type, code: "invalid_body", message, param, request_id: res.headers.get("x-request-id") });
   }
   expect((await app.api("GET", "/v1/jobs?limit=100", { key })).json.data.length).toBe(before);
 });

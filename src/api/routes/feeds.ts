@@ -23,7 +23,6 @@ export function register(app: App, ctx: AppContext): void {
 
 function codeFor(param: string): ErrorCode {
   if (param === "url") return "invalid_feed_url";
-  if (param.startsWith("options.")) return "invalid_option";
   return "invalid_body";
 }
 
