@@ -40,17 +40,23 @@ export function joinRegions(audio: PcmSource, regions: Region[]): { samples: Flo
   return { samples, spans };
 }
 
-/** Joined-timeline words back on the original timeline (the worker's piece_of/to_original). */
+/**
+ * Joined-timeline words back on the original timeline. A word belongs to the piece that holds its
+ * midpoint, not its start (as the CTranslate2 worker's piece_of does): whisper.cpp's word times come
+ * from token timestamps that often start a word a little early, so a word opening the next stretch of
+ * speech began just before the seam and was placed at the end of the previous stretch, before the
+ * silence between them, which moved a sentence start across a pause (seen on a shared meeting).
+ */
 export function wordsToOriginal(words: WhisperCppWord[], spans: Span[]): WhisperCppWord[] {
   const pieceOf = (t: number) => {
-    // A start exactly on a seam belongs to the piece it starts.
+    // A time exactly on a seam belongs to the piece it starts.
     const i = spans.findIndex((s) => t < s.joinedStart + s.length - 1e-6);
     return i < 0 ? spans.length - 1 : i;
   };
   const toOriginal = (t: number, s: Span) => s.originalStart + Math.min(Math.max(t - s.joinedStart, 0), s.length);
   const round = (t: number) => Math.round(t * 1000) / 1000;
   return words.map((w) => {
-    const span = spans[pieceOf(w.start)]!;
+    const span = spans[pieceOf((w.start + Math.max(w.start, w.end)) / 2)]!;
     const start = toOriginal(w.start, span);
     return { word: w.word, start: round(start), end: round(Math.max(start, toOriginal(w.end, span))) };
   });

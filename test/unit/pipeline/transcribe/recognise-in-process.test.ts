@@ -4,7 +4,7 @@ import { loadWhisperCpp } from "../../../../src/inference/whisper-cpp.ts";
 import { joinRegions, wordsToOriginal } from "../../../../src/pipeline/transcribe/recognise-in-process.ts";
 import { asrEngine, chooseAsrEngine, ggmlModelFor, inProcessModelFor } from "../../../../src/pipeline/transcribe/asr-engine.ts";
 
-test("regions are joined and words mapped back, never across the cut-out silence", () => {
+test("regions are joined and words mapped back by their midpoint, never across the cut-out silence", () => {
   const samples = Float32Array.from({ length: 10 * 100 }, (_, i) => i);
   const { samples: joined, spans } = joinRegions(pcmSource({ sampleRate: 100, samples }), [[1, 2], [5, 6.5], [9.5, 20]]);
   expect(Array.from(joined.subarray(0, 2))).toEqual([100, 101]);
@@ -18,7 +18,8 @@ test("regions are joined and words mapped back, never across the cut-out silence
   const words = wordsToOriginal(
     [
       { word: "a", start: 0.2, end: 0.6 },
-      { word: "spans", start: 0.8, end: 1.4 }, // starts in the first piece: ends at its edge
+      { word: "spans", start: 0.8, end: 1.1 }, // mostly in the first piece: ends at its edge
+      { word: "opens", start: 0.9, end: 1.4 }, // starts early, mostly in the second: opens it, after the silence
       { word: "seam", start: 1, end: 1.3 }, // exactly on a seam: belongs to the piece it starts
       { word: "last", start: 2.6, end: 3.5 },
     ],
@@ -27,6 +28,7 @@ test("regions are joined and words mapped back, never across the cut-out silence
   expect(words).toEqual([
     { word: "a", start: 1.2, end: 1.6 },
     { word: "spans", start: 1.8, end: 2 },
+    { word: "opens", start: 5, end: 5.4 },
     { word: "seam", start: 5, end: 5.3 },
     { word: "last", start: 9.6, end: 10 },
   ]);
