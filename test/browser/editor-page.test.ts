@@ -78,6 +78,12 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   // Clip 1 shows its own sentences (and one either side, marked as outside it).
   const inside = sentences.filter((s) => s.start >= first.start_time - 0.001 && s.end <= first.end_time + 0.001);
   expect(await card(page, 1).locator("li.in").count()).toBe(inside.length);
+  // The brand preview: clip 1's covers, one per format, load from this origin (the page's CSP allows no other).
+  expect(Object.keys(first.thumbnail_urls ?? {}).length).toBeGreaterThan(0);
+  const covers = card(page, 1).locator("figure.covers img");
+  expect(await covers.count()).toBe(Object.keys(first.thumbnail_urls).length);
+  await covers.first().scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => [...document.querySelectorAll('article[data-editor-clip="1"] figure.covers img')].every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0), undefined, { timeout: 30_000 });
   await page.screenshot({ path: join(SCREENSHOTS, "editor-desktop-before.png"), fullPage: true });
 
   // 1. Clip 1 ends one sentence later: the render queued has the next sentence end the API snaps to.

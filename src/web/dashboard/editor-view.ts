@@ -93,6 +93,20 @@ export const clipLinks = (c: Clip): string => {
   return links.join(" · ");
 };
 
+/**
+ * The brand preview: the clip's covers, drawn with the job's brand (logo, colours, font, the title
+ * band). A job keeps the brand it was first rendered with, so these show how every render the editor
+ * queues will look. Served by path from this origin: the page's CSP allows images from itself only,
+ * and the public URL may name another host for the same appliance.
+ */
+export function coverPreview(c: Clip): string {
+  const covers = Object.entries(c.thumbnail_urls ?? {});
+  if (!covers.length) return "";
+  const img = ([dest, url]: [string, string]) =>
+    `<img src="${esc(new URL(url).pathname)}" alt="Cover of clip ${c.rank} for ${esc(dest)}, as rendered with the brand" loading="lazy" data-cover="${esc(dest)}">`;
+  return `<figure class="covers">${covers.map(img).join("")}<figcaption class="muted">Brand preview: the covers, as this job's renders look (its brand kit is kept from its first render).</figcaption></figure>`;
+}
+
 function clipCard(f: Frame, jobId: string, c: Clip, words: Word[] | undefined, e: Edges | undefined): string {
   const b = effectiveBounds(c);
   let body = "";
@@ -112,6 +126,7 @@ function clipCard(f: Frame, jobId: string, c: Clip, words: Word[] | undefined, e
 <h3 id="edit-clip-${c.rank}-h">#${c.rank} ${esc(c.title ?? c.hook)}${c.origin === "editor" ? ' <span class="tag">yours</span>' : ""}</h3>
 <p class="muted"><span data-bounds>${b.start.toFixed(2)}–${b.end.toFixed(2)} s</span> · <span data-render-of="${esc(c.id)}" aria-live="polite">${renderStatus(c)}</span></p>
 <p data-links-of="${esc(c.id)}">${clipLinks(c)}</p>
+${coverPreview(c)}
 ${body}
 <details class="danger"><summary>Delete clip<span class="sr"> ${c.rank}</span>…</summary><form method="post" action="/dashboard/jobs/${esc(jobId)}/clips/${esc(c.id)}/delete">${csrfField(f.csrf)}<p>The clip and its files are removed for good.</p><button type="submit" class="danger">Delete clip ${c.rank}</button></form></details>
 </article>`;
@@ -168,6 +183,7 @@ ol.sentences{padding-left:0;list-style:none;margin:10px 0}ol.sentences li{paddin
 ol.sentences li.out{color:var(--muted)}ol.sentences .t{font-variant-numeric:tabular-nums;color:var(--muted);font-size:.85rem;margin-right:4px}
 mark.unsure{background:#f5c21155;color:inherit;border-bottom:2px dotted #b58a00;border-radius:3px;padding:0 2px}
 .clip-cards{display:grid;gap:16px;margin:16px 0}
+.covers{display:flex;gap:8px;align-items:flex-end;flex-wrap:wrap;margin:8px 0}.covers img{height:160px;width:auto;max-width:100%;border-radius:6px;border:1px solid #8884}.covers figcaption{flex-basis:100%;font-size:.85rem}
 .moves{display:flex;gap:8px;flex-wrap:wrap;margin:8px 0}.moves button:disabled{opacity:.45;cursor:not-allowed;background:transparent;color:var(--muted);border:1px dashed #8886}
 details.edit{margin-top:4px}details.edit form{display:grid;gap:6px;margin:6px 0}
 details summary{cursor:pointer;color:var(--accent)}

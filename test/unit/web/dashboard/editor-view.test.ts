@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { sentenceEdges, snapToSentenceEdges } from "../../../../src/pipeline/highlights/clip-bounds.ts";
 import type { Word } from "../../../../src/pipeline/types.ts";
-import { edgeMoves, sentenceHtml, sentenceWindow } from "../../../../src/web/dashboard/editor-view.ts";
+import { coverPreview, edgeMoves, sentenceHtml, sentenceWindow } from "../../../../src/web/dashboard/editor-view.ts";
+import type { Clip } from "../../../../src/jobs/schema.ts";
 import { asrTranscript } from "../../../helpers/asr-fixture.ts";
 
 /**
@@ -55,4 +56,15 @@ test("a sentence's markup escapes its text and marks the words under 0.5", () =>
   expect(html).toBe(
     `<mark class="unsure" data-p="0.31" title="The recogniser was unsure of this word (probability 0.31)">&lt;b&gt;Sheila&lt;/b&gt;</mark> isn&#39;t here<mark class="unsure" data-p="0.20" title="The recogniser was unsure of this word (probability 0.20)">.</mark>`,
   );
+});
+
+test("the brand preview shows each format's cover by path on this origin, escaped, and nothing when a clip has none", () => {
+  const clip = { rank: 2, thumbnail_urls: { linkedin: "https://clips.example.org/share/tok/files/clip2_linkedin.jpg", x: 'https://clips.example.org/share/tok/files/clip2_x.jpg?a="b"' } } as unknown as Clip;
+  const html = coverPreview(clip);
+  expect(html.match(/<img /g)?.length).toBe(2);
+  expect(html).toContain('src="/share/tok/files/clip2_linkedin.jpg"');
+  expect(html).not.toContain("clips.example.org");
+  expect(html).not.toContain('"b"');
+  expect(coverPreview({ rank: 1 } as unknown as Clip)).toBe("");
+  expect(coverPreview({ rank: 1, thumbnail_urls: {} } as unknown as Clip)).toBe("");
 });
