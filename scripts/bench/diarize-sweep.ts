@@ -7,7 +7,7 @@
  * apart (asr-diarization.ts). Words are not needed: DER scores the frame-level activity.
  *
  *   nice bun scripts/bench/diarize-sweep.ts [--cache /tmp/diarize-cache] [--threshold 0.65] [--min-speech 0]
- *     [--links off | --links SHARE,SECONDS]   (the local speakers' cannot-links: off, or their settings)
+ *     [--links on | --links off | --links SHARE,SECONDS]   (the local speakers' cannot-links; off by default)
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -73,6 +73,7 @@ if (arg("threshold")) opts.threshold = Number(arg("threshold"));
 if (arg("min-speech")) opts.minSpeakerSeconds = Number(arg("min-speech"));
 if (arg("speakers")) opts.numSpeakers = Number(arg("speakers"));
 if (arg("links") === "off") opts.links = false;
+else if (arg("links") === "on") opts.links = true;
 else if (arg("links")) {
   const [minSoloShare, minSoloSeconds] = arg("links")!.split(",").map(Number);
   opts.links = { minSoloShare, minSoloSeconds };
