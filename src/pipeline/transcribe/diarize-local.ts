@@ -11,7 +11,7 @@
  * and knows which of its speakers overlap. A local speaker whose alone-frames do not clearly belong to
  * one voice is not named, and wherever the chunks name too few speakers the windows' timeline fills in.
  */
-import { TurnBuilder, type SpeakerTurn } from "./speaker-turns.ts";
+import { secondsHeard, TurnBuilder, type SpeakerTurn } from "./speaker-turns.ts";
 
 /** One chunk of the segmentation model's output: its start (s) and, per frame, the powerset class (0-6). */
 export interface LocalChunk {
@@ -161,20 +161,7 @@ export function wordSpeakersFromActivity(words: TimedWord[], activity: SpeakerTu
   const bySpeaker = new Map<string, SpeakerTurn[]>();
   for (const t of activity) (bySpeaker.get(t.speaker) ?? bySpeaker.set(t.speaker, []).get(t.speaker)!).push(t);
   for (const turns of bySpeaker.values()) turns.sort((a, b) => a.start - b.start);
-  const heard = (speaker: string, a: number, b: number) => {
-    const turns = bySpeaker.get(speaker) ?? [];
-    // First turn that ends after the word starts.
-    let lo = 0;
-    let hi = turns.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (turns[mid]!.end <= a) lo = mid + 1;
-      else hi = mid;
-    }
-    let seconds = 0;
-    for (let k = lo; k < turns.length && turns[k]!.start < b; k++) seconds += Math.min(b, turns[k]!.end) - Math.max(a, turns[k]!.start);
-    return seconds;
-  };
+  const heard = (speaker: string, a: number, b: number) => secondsHeard(bySpeaker.get(speaker) ?? [], a, b);
   return words.map((w, i) => {
     const end = Math.max(w.end, w.start + 0.05);
     let best: string | undefined;

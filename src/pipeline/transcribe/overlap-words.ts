@@ -10,6 +10,7 @@
  */
 import { splitSentences } from "../highlights/sentences.ts";
 import type { Word } from "../types.ts";
+import { secondsHeard } from "./speaker-turns.ts";
 import type { EvidenceTurn } from "./turns-realign.ts";
 
 /** A word is in overlap when two or more speakers are each heard over at least this share of it. */
@@ -19,20 +20,7 @@ function speakerIndex(activity: EvidenceTurn[]) {
   const bySpeaker = new Map<string, EvidenceTurn[]>();
   for (const t of activity) (bySpeaker.get(t.speaker) ?? bySpeaker.set(t.speaker, []).get(t.speaker)!).push(t);
   for (const turns of bySpeaker.values()) turns.sort((a, b) => a.start - b.start);
-  /** Seconds `speaker` is heard between a and b (each speaker's own turns never overlap each other). */
-  const heard = (turns: EvidenceTurn[], a: number, b: number) => {
-    let lo = 0;
-    let hi = turns.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (turns[mid]!.end <= a) lo = mid + 1;
-      else hi = mid;
-    }
-    let s = 0;
-    for (let k = lo; k < turns.length && turns[k]!.start < b; k++) s += Math.min(b, turns[k]!.end) - Math.max(a, turns[k]!.start);
-    return s;
-  };
-  return (a: number, b: number) => [...bySpeaker].filter(([, turns]) => heard(turns, a, b) >= HEARD_SHARE * (b - a)).map(([speaker]) => speaker);
+  return (a: number, b: number) => [...bySpeaker].filter(([, turns]) => secondsHeard(turns, a, b) >= HEARD_SHARE * (b - a)).map(([speaker]) => speaker);
 }
 
 /**

@@ -59,3 +59,20 @@ export function speakerTimeline(regions: Region[], words: Array<{ start: number;
   }
   return out;
 }
+
+/**
+ * Seconds of [a, b) covered by `turns`, which are one speaker's, sorted by start and never overlapping
+ * each other: a binary search finds the first turn ending after a, so a word costs O(log n).
+ */
+export function secondsHeard(turns: ReadonlyArray<{ start: number; end: number }>, a: number, b: number): number {
+  let lo = 0;
+  let hi = turns.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (turns[mid]!.end <= a) lo = mid + 1;
+    else hi = mid;
+  }
+  let seconds = 0;
+  for (let k = lo; k < turns.length && turns[k]!.start < b; k++) seconds += Math.min(b, turns[k]!.end) - Math.max(a, turns[k]!.start);
+  return seconds;
+}
