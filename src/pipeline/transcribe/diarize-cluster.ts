@@ -17,6 +17,26 @@ export interface Dendrogram {
   merges: number[];
 }
 
+/**
+ * One average-linkage merge, in place: cluster bj joins bi, bi's distance to every other active
+ * cluster becomes the size-weighted mean of the two, and bj leaves `active`. `each(k)` runs for every
+ * other active cluster k, for state that merges along with the distances (the cannot-links of
+ * speaker-count.ts).
+ */
+export function mergeAverage(d: number[][], members: number[][], active: Set<number>, bi: number, bj: number, each?: (k: number) => void): void {
+  const si = members[bi]!.length;
+  const sj = members[bj]!.length;
+  for (const k of active) {
+    if (k === bi || k === bj) continue;
+    const v = (d[bi]![k]! * si + d[bj]![k]! * sj) / (si + sj);
+    d[bi]![k] = v;
+    d[k]![bi] = v;
+    each?.(k);
+  }
+  members[bi] = members[bi]!.concat(members[bj]!);
+  active.delete(bj);
+}
+
 /** Average-linkage agglomerative clustering on a precomputed distance matrix. O(n^3) — fine for the few hundred windows of an episode after subsampling. */
 export function averageLinkage(dist: number[][]): Dendrogram {
   const n = dist.length;
@@ -40,16 +60,7 @@ export function averageLinkage(dist: number[][]): Dendrogram {
         }
       }
     }
-    const si = members[bi]!.length;
-    const sj = members[bj]!.length;
-    for (const k of active) {
-      if (k === bi || k === bj) continue;
-      const v = (d[bi]![k]! * si + d[bj]![k]! * sj) / (si + sj);
-      d[bi]![k] = v;
-      d[k]![bi] = v;
-    }
-    members[bi] = members[bi]!.concat(members[bj]!);
-    active.delete(bj);
+    mergeAverage(d, members, active, bi, bj);
     merges.push(best);
     history.push([bi, bj]);
   }

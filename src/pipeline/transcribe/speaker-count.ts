@@ -13,6 +13,7 @@
  * tried and is not used: on the shared meetings the model's local speaker often spans two people in a
  * chunk, and binding their windows lost speakers (meeting_trn08 4 -> 2, trn05 3 -> 2).
  */
+import { mergeAverage } from "./diarize-cluster.ts";
 import type { LocalFrames } from "./diarize-local.ts";
 
 interface Span {
@@ -123,17 +124,7 @@ export function linkedClusters(dist: number[][], tags: number[][], stop: Stop): 
     if ("threshold" in stop) {
       if (bi < 0 || best >= stop.threshold) break;
     } else if (bi < 0) [bi, bj] = [ai, aj];
-    const si = members[bi]!.length;
-    const sj = members[bj]!.length;
-    for (const k of active) {
-      if (k === bi || k === bj) continue;
-      const v = (d[bi]![k]! * si + d[bj]![k]! * sj) / (si + sj);
-      d[bi]![k] = v;
-      d[k]![bi] = v;
-      cannot[bi]![k] = cannot[k]![bi] = cannot[bi]![k]! || cannot[bj]![k]!;
-    }
-    members[bi] = members[bi]!.concat(members[bj]!);
-    active.delete(bj);
+    mergeAverage(d, members, active, bi, bj, (k) => (cannot[bi]![k] = cannot[k]![bi] = cannot[bi]![k]! || cannot[bj]![k]!));
   }
   const labels = new Array<number>(n).fill(0);
   [...active].sort((a, b) => Math.min(...members[a]!) - Math.min(...members[b]!)).forEach((g, label) => {
