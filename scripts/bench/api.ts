@@ -6,7 +6,7 @@
  * CLIPYARD_BENCH_CPU_PROF=dir writes a CPU profile of the appliance's server process there (bun --cpu-prof).
  */
 import { spawn } from "bun";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { median, runLoad, table, type LoadResult } from "./load.ts";
@@ -110,6 +110,9 @@ for (let r = 0; r < rounds; r++) {
 server.kill();
 bare.kill();
 await server.exited; // the profile is written as the server exits
+await bare.exited;
+// The appliance's data folder (its SQLite file and thousands of keys) is this run's alone.
+rmSync(dataDir, { recursive: true, force: true });
 const ra = median(results.appliance);
 const rb = median(results.bare);
 console.log(`GET /v1/jobs/{id} (${databaseUrl ? "PostgreSQL" : "SQLite"}, ${body.length}-byte body): ${rounds} rounds × ${seconds} s, ${concurrency} connections, ${cpus().length} cores (${cpus()[0]?.model}), bun ${Bun.version}`);

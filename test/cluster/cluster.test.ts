@@ -24,8 +24,10 @@ const common = {
   CLIPYARD_DATABASE_URL: databaseUrl,
   CLIPYARD_SECRET_KEY: randomBytes(32).toString("base64"),
   CLIPYARD_TIME_SCALE: "0.05",
-  // A dead worker's job is taken over 5 s after its last heartbeat.
-  CLIPYARD_LEASE_SECONDS: "5",
+  // A dead worker's job is taken over 15 s after its last heartbeat. Shorter leases lapse on a
+  // loaded CI machine (load 30 on 2 cores) while the worker is alive but starved: a heartbeat every
+  // lease/4 s then arrives late and a live job is taken over, which the attempt counts below forbid.
+  CLIPYARD_LEASE_SECONDS: "15",
   CLIPYARD_ALLOW_PRIVATE_NETWORK: "1",
   CLIPYARD_ALLOW_HTTP: "1",
   CLIPYARD_WORKERS: "1",
