@@ -9,6 +9,8 @@ import { TurnBuilder, type SpeakerTurn } from "./speaker-turns.ts";
 import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
 import { mergeRegions, type Region } from "./vad.ts";
 import { linkedClusters, localSpeakerTags, type LinkOptions } from "./speaker-count.ts";
+import { eigengapCount, type EigengapOptions } from "./spectral-count.ts";
+import { vbResegment, type VbOptions } from "./vb-resegment.ts";
 
 export interface Window {
   start: number;
@@ -37,6 +39,19 @@ export interface EmbeddingDiarizeOptions {
    * hidden recordings already suffer from. Kept for the benches (diarize-sweep.ts --links).
    */
   links?: boolean | Partial<LinkOptions>;
+  /**
+   * How the count is read when none is given: "threshold" (average linkage stops at `threshold`) or
+   * "eigengap" (spectral-count.ts; the tree is then cut at that many clusters) or "vbx" (vb-resegment.ts,
+   * started from the tree cut at `vbInitThreshold`). Measured against each other in
+   * docs/benchmarks/speakers.md; the small-cluster rules apply to all three.
+   */
+  countEstimator?: "threshold" | "eigengap" | "vbx";
+  /** Settings of the eigengap estimate (spectral-count.ts EIGENGAP_DEFAULTS otherwise). */
+  eigengap?: Partial<EigengapOptions>;
+  /** Settings of the VBx-style pass (vb-resegment.ts VB_DEFAULTS otherwise). */
+  vb?: Partial<VbOptions>;
+  /** Where the tree is cut to start the VBx-style pass: below `threshold`, so it starts with too many clusters. */
+  vbInitThreshold?: number;
 }
 
 /** Where a cluster's speech is confident: its windows' times, and the speech the segmentation model is sure of. */
@@ -120,8 +135,13 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   } else {
     const tree = averageLinkage(dist);
     const k =
-      o.numSpeakers !== undefined ? Math.min(o.numSpeakers, picked.length) : Math.max(1, picked.length - tree.merges.filter((m) => m < o.threshold).length);
+      o.numSpeakers !== undefined
+        ? Math.min(o.numSpeakers, picked.length)
+        : o.countEstimator === "eigengap"
+          ? eigengapCount(dist.map((row) => row.map((v) => 1 - v)), o.eigengap).count
+          : Math.max(1, picked.length - tree.merges.filter((m) => m < (o.countEstimator === "vbx" ? (o.vbInitThreshold ?? 0.5) : o.threshold)).length);
     labels = tree.labelsFor(k);
+    if (o.numSpeakers === undefined && o.countEstimator === "vbx") labels = vbResegment(picked.map((i) => vecs[i]!), labels, o.vb);
   }
   let kept = [...new Set(labels)];
   if (o.numSpeakers === undefined) {
