@@ -4,10 +4,16 @@
  * speech regions, segmentation chunks and window embeddings are computed once (cached in
  * --cache DIR as JSON, keyed by file name), then the clustering runs from them with the settings
  * given, and DER and the speaker count are printed per file, the tuning split and the held-out split
- * apart (asr-diarization.ts). Words are not needed: DER scores the frame-level activity.
+ * apart (asr-diarization.ts). Words are not needed: DER scores the frame-level activity. With
+ * --words DIR (turns-sweep.ts's cache of the recogniser's words, `<file>.<model>.json`) the words are
+ * labelled too, realigned as the pipeline does, and the share of speaker changes on a sentence end is
+ * printed beside DER.
  *
  *   nice bun scripts/bench/diarize-sweep.ts [--cache /tmp/diarize-cache] [--threshold 0.65] [--min-speech 0]
  *     [--links on | --links off | --links SHARE,SECONDS]   (the local speakers' cannot-links; off by default)
+ *     [--count threshold | eigengap | vbx] [--eigengap '{"minP":3}'] [--vb '{"fa":0.3,"fb":17}'] [--vb-init 0.5]
+ *     (how the count is read: spectral-count.ts, vb-resegment.ts)
+ *     [--words /tmp/clipyard-turns-cache] [--model whisper-tiny.en]
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,8 +26,10 @@ import { SEGMENTATION_MODEL, SEGMENTATION_OVERLAP, SEGMENTATION_SPEECH, SPEAKER_
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
 import { mergeRegions, speechRegions, type Region } from "../../src/pipeline/transcribe/vad.ts";
-import { diarizationErrorRate, parseRttm, parseUem } from "./asr-scoring.ts";
+import { diarizationErrorRate, parseRttm, parseUem, turnSentenceStats } from "./asr-scoring.ts";
 import { diarizationSummary, type ScoredFile } from "./asr-diarization.ts";
+import { realignTurns } from "../../src/pipeline/transcribe/turns-realign.ts";
+import type { Word } from "../../src/pipeline/types.ts";
 
 const SHARED = process.env.CLIPYARD_SHARED_MEDIA ?? join(import.meta.dir, "../../../shared/media");
 const arg = (name: string) => {
@@ -72,18 +80,35 @@ const opts: EmbeddingDiarizeOptions = {};
 if (arg("threshold")) opts.threshold = Number(arg("threshold"));
 if (arg("min-speech")) opts.minSpeakerSeconds = Number(arg("min-speech"));
 if (arg("speakers")) opts.numSpeakers = Number(arg("speakers"));
+if (arg("eigengap")) opts.eigengap = JSON.parse(arg("eigengap")!);
+if (arg("vb")) opts.vb = JSON.parse(arg("vb")!);
+if (arg("vb-init")) opts.vbInitThreshold = Number(arg("vb-init"));
+if (arg("count")) opts.countEstimator = arg("count") as EmbeddingDiarizeOptions["countEstimator"];
 if (arg("links") === "off") opts.links = false;
 else if (arg("links") === "on") opts.links = true;
 else if (arg("links")) {
   const [minSoloShare, minSoloSeconds] = arg("links")!.split(",").map(Number);
   opts.links = { minSoloShare, minSoloSeconds };
 }
+const wordsDir = arg("words");
+const model = arg("model") ?? "whisper-tiny.en";
+/** The recogniser's words for a file from turns-sweep.ts's cache, when there are any. */
+function cachedWords(name: string): Word[] {
+  const path = wordsDir && join(wordsDir, `${name}.${model}.json`);
+  return path && existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { words: Word[] }).words : [];
+}
 const scored: ScoredFile[] = [];
 for (const name of FILES) {
   const c = await features(name);
-  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, [], opts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech });
+  const words = cachedWords(name);
+  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, opts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech });
+  let turns: ScoredFile["turns"];
+  if (words.length) {
+    const t = turnSentenceStats(realignTurns(words.map((w, i) => ({ ...w, speaker: r.speakers[i]! }))));
+    turns = { changes: t.changes, atSentenceEnd: t.changesAtSentenceEnd };
+  }
   const uem = join(SHARED, `${name}.uem`);
   const der = diarizationErrorRate(parseRttm(readFileSync(join(SHARED, `${name}.rttm`), "utf8")), r.activity, existsSync(uem) ? parseUem(readFileSync(uem, "utf8")) : undefined);
-  scored.push({ name, der, engine: `cached features, ${JSON.stringify(opts)}` });
+  scored.push({ name, der, engine: `cached features, ${JSON.stringify(opts)}`, turns });
 }
 console.log(diarizationSummary(scored));
