@@ -9,7 +9,7 @@ import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { imageKind, normaliseToPng, probeImage } from "../media/image.ts";
 import { uploadFilePath } from "../pipeline/acquire.ts";
-import { DEFAULT_BRAND, type BrandSnapshot, type CaptionFont, type LogoPosition } from "../pipeline/render/brand.ts";
+import { CARD_NAMES, DEFAULT_BRAND, type BrandSnapshot, type CaptionFont, type CardName, type CardSnapshot, type LogoPosition } from "../pipeline/render/brand.ts";
 import { scratchDir } from "../scratch.ts";
 import { brandLogoKey, uploadKey, type ObjectStore } from "../storage/index.ts";
 import { findOwnUpload } from "../uploads/store.ts";
@@ -29,6 +29,15 @@ export interface BrandSettings {
   accent_color?: string;
   background_color?: string;
   caption_font?: CaptionFont;
+  intro_card?: CardSettings | null;
+  outro_card?: CardSettings | null;
+}
+
+/** An intro or outro card as sent: how long it shows, its text, and a picture sent like the logo. */
+export interface CardSettings {
+  seconds: number;
+  text?: string | null;
+  image_upload_id?: string | null;
 }
 
 /** The stored logo: its normalised PNG's hash (its storage key) and size. */
@@ -43,14 +52,21 @@ export interface StoredLogo {
 export interface StoredBrand {
   settings: BrandSettings;
   logo: StoredLogo | null;
+  /** The stored picture of each card that names one (kits stored before cards existed have none). */
+  cardImages: Partial<Record<CardName, StoredLogo>>;
   updatedAt: number | null;
 }
 
 export function getBrand(db: Db, scope: Scope): StoredBrand {
   const row = db.select().from(orgBrand).where(and(eq(orgBrand.orgId, scope.orgId), eq(orgBrand.env, scope.env))).get();
-  if (!row) return { settings: {}, logo: null, updatedAt: null };
-  const { logo, ...settings } = JSON.parse(row.settings) as BrandSettings & { logo: StoredLogo | null };
-  return { settings, logo, updatedAt: row.updatedAt };
+  if (!row) return { settings: {}, logo: null, cardImages: {}, updatedAt: null };
+  const { logo, card_images, ...settings } = JSON.parse(row.settings) as BrandSettings & { logo: StoredLogo | null; card_images?: Partial<Record<CardName, StoredLogo>> };
+  return { settings, logo, cardImages: card_images ?? {}, updatedAt: row.updatedAt };
+}
+
+function cardSnapshot(card: CardSettings | null | undefined, image: StoredLogo | undefined): CardSnapshot | undefined {
+  if (!card) return undefined;
+  return { seconds: card.seconds, ...(card.text ? { text: card.text } : {}), ...(image ? { image: { sha256: image.sha256, width: image.width, height: image.height } } : {}) };
 }
 
 /** The brand a job of this organisation and world renders with, or null when none was ever stored. */
@@ -65,10 +81,12 @@ export function brandSnapshot(db: Db, scope: Scope): BrandSnapshot | null {
     accent_color: s.accent_color ?? DEFAULT_BRAND.accent_color,
     background_color: s.background_color ?? DEFAULT_BRAND.background_color,
     caption_font: s.caption_font ?? DEFAULT_BRAND.caption_font,
+    ...(s.intro_card ? { intro_card: cardSnapshot(s.intro_card, b.cardImages.intro_card) } : {}),
+    ...(s.outro_card ? { outro_card: cardSnapshot(s.outro_card, b.cardImages.outro_card) } : {}),
   };
 }
 
-const badLogo = (message: string) => new ApiError("invalid_body", message, "logo_upload_id");
+const badImage = (message: string, param: string) => new ApiError("invalid_body", message, param);
 
 /**
  * Replaces the brand (a PUT). The logo is taken from the named upload: checked to be a PNG or JPEG
@@ -81,41 +99,51 @@ export async function setBrand(db: Db, clock: Clock, dataDir: string, store: Obj
   let logo: StoredLogo | null = null;
   const uploadId = settings.logo_upload_id ?? null;
   if (uploadId !== null) {
-    logo = uploadId === current.settings.logo_upload_id && current.logo ? current.logo : await storeLogo(db, clock, dataDir, store, scope, uploadId);
+    logo = uploadId === current.settings.logo_upload_id && current.logo ? current.logo : await storeImage(db, clock, dataDir, store, scope, uploadId, "logo_upload_id", "logo");
+  }
+  // A card's picture is checked and kept exactly as the logo is, and round-trips the same way.
+  const cardImages: Partial<Record<CardName, StoredLogo>> = {};
+  for (const name of CARD_NAMES) {
+    const id = settings[name]?.image_upload_id ?? null;
+    if (id === null) continue;
+    const kept = current.settings[name]?.image_upload_id === id ? current.cardImages[name] : undefined;
+    cardImages[name] = kept ?? (await storeImage(db, clock, dataDir, store, scope, id, `${name}.image_upload_id`, "card image"));
   }
   const updatedAt = clock.now();
-  const json = JSON.stringify({ ...settings, logo });
+  const json = JSON.stringify({ ...settings, logo, card_images: cardImages });
   db.insert(orgBrand)
     .values({ orgId: scope.orgId, env: scope.env, settings: json, updatedAt })
     .onConflictDoUpdate({ target: [orgBrand.orgId, orgBrand.env], set: { settings: json, updatedAt } })
     .run();
-  return { settings, logo, updatedAt };
+  return { settings, logo, cardImages, updatedAt };
 }
 
-async function storeLogo(db: Db, clock: Clock, dataDir: string, store: ObjectStore, scope: Scope, uploadId: string): Promise<StoredLogo> {
+/** An uploaded PNG or JPEG checked, normalised to a plain PNG and stored by its hash; `param` and `what` name it in errors. */
+async function storeImage(db: Db, clock: Clock, dataDir: string, store: ObjectStore, scope: Scope, uploadId: string, param: string, what: string): Promise<StoredLogo> {
+  const bad = (message: string) => badImage(message, param);
   const upload = findOwnUpload(db, clock, scope, uploadId);
-  if (!upload) throw badLogo(`No upload ${uploadId} for this key: it does not exist, belongs to another organisation or environment, or has expired.`);
-  if (upload.status !== "complete") throw badLogo(`Upload ${uploadId} has not been fully received yet.`);
-  if ((upload.size ?? 0) > MAX_LOGO_BYTES) throw badLogo(`The logo is ${upload.size} bytes; a logo may be at most ${MAX_LOGO_BYTES} bytes.`);
+  if (!upload) throw bad(`No upload ${uploadId} for this key: it does not exist, belongs to another organisation or environment, or has expired.`);
+  if (upload.status !== "complete") throw bad(`Upload ${uploadId} has not been fully received yet.`);
+  if ((upload.size ?? 0) > MAX_LOGO_BYTES) throw bad(`The ${what} is ${upload.size} bytes; it may be at most ${MAX_LOGO_BYTES} bytes.`);
   const work = await scratchDir("render");
   try {
     let file = uploadFilePath(dataDir, uploadId);
     if (!existsSync(file)) {
       file = join(work, "upload");
-      if (!store.shared || !(await store.download(uploadKey(uploadId), file))) throw badLogo(`Upload ${uploadId} has no file any more.`);
+      if (!store.shared || !(await store.download(uploadKey(uploadId), file))) throw bad(`Upload ${uploadId} has no file any more.`);
     }
     const kind = imageKind(firstBytes(file, 16));
-    if (!kind) throw badLogo("The logo must be a PNG or JPEG image (checked from its content; SVG, GIF, WebP and other formats are not accepted).");
+    if (!kind) throw bad(`The ${what} must be a PNG or JPEG image (checked from its content; SVG, GIF, WebP and other formats are not accepted).`);
     const info = await probeImage(file, kind);
-    if (!info) throw badLogo(`The logo does not read as a ${kind.toUpperCase()} image.`);
+    if (!info) throw bad(`The ${what} does not read as a ${kind.toUpperCase()} image.`);
     if (info.width > MAX_LOGO_SIDE || info.height > MAX_LOGO_SIDE || info.width < MIN_LOGO_SIDE || info.height < MIN_LOGO_SIDE) {
-      throw badLogo(`The logo is ${info.width}×${info.height} pixels; each side must be ${MIN_LOGO_SIDE}-${MAX_LOGO_SIDE}.`);
+      throw bad(`The ${what} is ${info.width}×${info.height} pixels; each side must be ${MIN_LOGO_SIDE}-${MAX_LOGO_SIDE}.`);
     }
     const png = join(work, "logo.png");
     try {
       await normaliseToPng(file, kind, png);
     } catch {
-      throw badLogo(`The logo's ${kind.toUpperCase()} data does not decode (a truncated or damaged file).`);
+      throw bad(`The ${what}'s ${kind.toUpperCase()} data does not decode (a truncated or damaged file).`);
     }
     const bytes = readFileSync(png);
     const sha256 = sha256Hex(bytes);

@@ -36,6 +36,7 @@ export function presentClip(c: StoredClip, base: string, row: JobRow): Clip {
     ...(c.score !== undefined ? { score: c.score } : {}),
     ...(c.reason !== undefined ? { reason: c.reason } : {}),
     ...(c.captions ? { captions_srt_url: fileUrl(base, c.captions.srt), captions_vtt_url: fileUrl(base, c.captions.vtt) } : {}),
+    ...(c.cards ? { cards: c.cards } : {}),
     ...(c.title !== undefined ? { title: c.title } : {}),
     ...(c.description !== undefined ? { description: c.description } : {}),
     ...(c.hashtags !== undefined ? { hashtags: c.hashtags } : {}),
@@ -57,6 +58,7 @@ function presentRender(r: ClipRenderState) {
     requested_at: isoUtc(r.requested_at),
     completed_at: r.completed_at === null ? null : isoUtc(r.completed_at),
     error: r.error,
+    ...(r.warnings?.length ? { warnings: r.warnings } : {}),
   };
 }
 

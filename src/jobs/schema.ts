@@ -76,6 +76,7 @@ export const ClipRenderStateSchema = z.object({
   requested_at: z.string(),
   completed_at: z.string().nullable(),
   error: z.string().nullable(),
+  warnings: z.array(z.string()).optional().describe("Extension: what a complete render made without (a cover that could not be made: the clip then has no thumbnail_urls); absent when nothing"),
 });
 
 /** POST /v1/jobs/{id}/clips/{clip_id}/renders (extension): what to change; anything left out keeps the clip's value. */
@@ -169,6 +170,10 @@ export const ClipSchema = z.object({
   reason: z.string().optional().describe("Extension: why the clip ranks where it does"),
   captions_srt_url: z.string().optional().describe("Extension: the clip's captions as SRT, times relative to the clip"),
   captions_vtt_url: z.string().optional().describe("Extension: the clip's captions as WebVTT, times relative to the clip"),
+  cards: z
+    .object({ intro_seconds: z.number(), outro_seconds: z.number() })
+    .optional()
+    .describe("Extension: seconds of the brand's intro and outro cards in the clip's files (0 for one not there): a file lasts intro_seconds + duration_seconds + outro_seconds, and the caption sidecars are shifted by intro_seconds; absent when the files have no cards"),
   title: z.string().max(70).optional().describe("Extension (posting copy): the clip's title, at most 70 characters"),
   description: z.string().optional().describe("Extension (posting copy): one or two sentences to post with the clip"),
   hashtags: z.array(z.string().regex(/^#[\p{L}\p{N}]+$/u)).min(3).max(5).optional().describe("Extension (posting copy): 3-5 hashtags, '#' included"),

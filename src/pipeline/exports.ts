@@ -28,6 +28,12 @@ export interface ExportClip {
   hook: string;
   /** Names the clip's marker in the editor timelines (the hook stands in without one). */
   title?: string;
+  /**
+   * Seconds of brand intro card before the clip's speech in its delivered files: the clip's caption
+   * sidecars are shifted by it so they stay on the file's audio. The editor timelines mark the
+   * clip's range of the source and ignore it.
+   */
+  intro_seconds?: number;
 }
 
 export interface ExportInput {
@@ -170,9 +176,10 @@ export function otioTimeline(input: Pick<ExportInput, "title" | "clips" | "sourc
   };
 }
 
-/** Writes one clip's caption sidecars as `<baseName>.srt` and `.vtt` in `dir`; returns their file names. */
+/** Writes one clip's caption sidecars as `<baseName>.srt` and `.vtt` in `dir`, times relative to its delivered file; returns their file names. */
 export function writeClipCaptions(dir: string, words: Word[], clip: ExportClip, baseName: string): { srt: string; vtt: string } {
-  const cues = clipCaptionCues(words, clip);
+  const shift = clip.intro_seconds ?? 0;
+  const cues = clipCaptionCues(words, clip).map((c) => (shift ? { ...c, start: c.start + shift, end: c.end + shift } : c));
   writeFileSync(join(dir, `${baseName}.srt`), subtitleFile(cues, "SRT"));
   writeFileSync(join(dir, `${baseName}.vtt`), subtitleFile(cues, "WebVTT"));
   return { srt: `${baseName}.srt`, vtt: `${baseName}.vtt` };

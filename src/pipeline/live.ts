@@ -21,6 +21,7 @@ import { strengthenPunctuation } from "./highlights/redecode.ts";
 import { renderClipFormats, type ClipFormat } from "./render/render.ts";
 import { lookOf, type BrandLook, type BrandSnapshot } from "./render/brand.ts";
 import { renderClipCovers } from "./render/cover.ts";
+import { cardsOf, type CardTiming } from "./render/cards.ts";
 import type { SpeakerCropPlan } from "./render/crop.ts";
 import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
 import { isOutOfSpace } from "../storage/disk-space.ts";
@@ -58,7 +59,7 @@ export type LiveState = {
   plan?: { clips: ClipPlan[]; showNotes: string; chapters?: Array<{ start: number; title: string }>; similarity: string; warnings: string[] };
   /** Further ranked passages, not rendered as clips, that give a trailer enough material. */
   trailerExtras?: ClipPlan[];
-  rendered?: Array<{ plan: ClipPlan; files: Record<string, string>; thumbnails?: Record<string, string> }>;
+  rendered?: Array<{ plan: ClipPlan; files: Record<string, string>; thumbnails?: Record<string, string>; cards?: CardTiming }>;
   /**
    * The brand the job renders with, taken when its render stage first runs (null: none, or the job
    * said brand: false). Its re-renders use it too, so a later brand change never alters this job.
@@ -210,6 +211,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           const files: Record<string, string> = {};
           const paths: Partial<Record<ClipFormat, string>> = {};
           let faces: SpeakerCropPlan | undefined;
+          let cards: CardTiming | undefined;
           try {
             await renderClipFormats(
               {
@@ -220,6 +222,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
                 style: o.caption_style ?? DEFAULT_CAPTION_STYLE,
                 card: source.hasVideo ? undefined : audiogramCard(plan.showNotes, transcript, clip.title),
                 look,
+                cards: cardsOf(look),
               },
               FORMATS_RENDERED.map((format) => ({ format, outPath: join(outDir(job), `clip${i + 1}_${format}.mp4`) })),
               {
@@ -229,11 +232,12 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
                   paths[format] = path;
                 },
                 onCropPlan: (p) => (faces = p),
+                onCards: (t) => (cards = t),
               },
             );
-            const thumbnails = await clipThumbnails({ source, words: transcript.words, clip, look, faces, paths, base: join(outDir(job), `clip${i + 1}`), warnings: ctx.state.warnings, rank: i + 1 });
+            const thumbnails = await clipThumbnails({ source, words: transcript.words, clip, look, faces, paths, base: join(outDir(job), `clip${i + 1}`), warnings: ctx.state.warnings, rank: i + 1, introSeconds: cards?.intro });
             ctx.report((i + 1) / plan.clips.length);
-            rendered.push({ plan: clip, files, ...(thumbnails ? { thumbnails } : {}) });
+            rendered.push({ plan: clip, files, ...(thumbnails ? { thumbnails } : {}), ...(cards ? { cards } : {}) });
           } catch (err) {
             // A full disk fails the job rather than completing it, and charging for it, with fewer clips.
             if (ctx.signal.aborted || isOutOfSpace(err)) throw err;
@@ -260,7 +264,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           const passages = [...rendered.map((r) => r.plan), ...(ctx.state.trailerExtras ?? [])];
           const segments = planTrailer(passages.map((p) => ({ start: p.start_time, end: p.end_time })), transcript.words);
           const look = await lookOf(ctx.state.brand, config.dataDir, opts.store);
-          const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, look, outPath: join(outDir(job), "trailer.mp4") });
+          const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, look, cards: cardsOf(look), outPath: join(outDir(job), "trailer.mp4") });
           ctx.state.trailer = { file: "job:trailer.mp4", duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
         } catch (err) {
           if (ctx.signal.aborted || isOutOfSpace(err)) throw err;
@@ -282,7 +286,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           segments: transcript.segments,
           speakerNames: transcript.speakerNames,
           chapters: plan.chapters ?? [],
-          clips: rendered.map((r) => r.plan),
+          clips: rendered.map((r) => (r.cards ? { ...r.plan, intro_seconds: r.cards.intro } : r.plan)),
           source: { name: sourceMediaName(job, source.path, config.dataDir, ctx.state.uploadName), durationSeconds: source.durationSeconds, fps: source.fps, hasVideo: source.hasVideo },
         });
       },
@@ -326,12 +330,12 @@ export function sourceMediaName(job: JobRow, acquiredPath: string, dataDir: stri
  */
 export async function clipThumbnails(o: {
   source: MediaInfo; words: Transcript["words"]; clip: { start_time: number; end_time: number; title?: string; hook: string };
-  look: BrandLook; faces?: SpeakerCropPlan; paths: Partial<Record<ClipFormat, string>>; base: string; warnings: string[]; rank: number;
+  look: BrandLook; faces?: SpeakerCropPlan; paths: Partial<Record<ClipFormat, string>>; base: string; warnings: string[]; rank: number; introSeconds?: number;
 }): Promise<Record<string, string> | undefined> {
   try {
     const made = await renderClipCovers({
       source: o.source, words: o.words, start: o.clip.start_time, end: o.clip.end_time, title: o.clip.title ?? o.clip.hook, look: o.look, plan: o.faces,
-      rendered: o.paths, outPath: (format) => `${o.base}_${format}.jpg`,
+      rendered: o.paths, introSeconds: o.introSeconds, outPath: (format) => `${o.base}_${format}.jpg`,
     });
     return Object.fromEntries(Object.entries(made).map(([format, path]) => [format, `job:${basename(path)}`]));
   } catch (err) {
@@ -353,6 +357,12 @@ export function audiogramCard(notes: string, t: Transcript, clipTitle?: string) 
   return { title, speakers: turns.map((s) => ({ start: s.start, end: s.end, name: t.speakerNames?.[s.speaker] ?? text.speaker(s.speaker) })) };
 }
 
+/** A clip's card timing as the output stores it, to the millisecond. */
+export function cardSeconds(t: CardTiming): { intro_seconds: number; outro_seconds: number } {
+  const ms = (n: number) => Math.round(n * 1000) / 1000;
+  return { intro_seconds: ms(t.intro), outro_seconds: ms(t.outro) };
+}
+
 /** The job's stored output: clips re-ranked over those that rendered, in rank order. */
 export function buildOutput(state: LiveState, job: JobRow): StoredOutput {
   const suffix = job.id.slice("job_".length);
@@ -368,6 +378,7 @@ export function buildOutput(state: LiveState, job: JobRow): StoredOutput {
     transcript_text: r.plan.transcript_text,
     files: r.files,
     ...(r.thumbnails ? { thumbnails: r.thumbnails } : {}),
+    ...(r.cards ? { cards: cardSeconds(r.cards) } : {}),
     ...(state.exports ? { captions: captionRefs(state.exports, i, "job") } : {}),
     score: r.plan.score,
     reason: r.plan.reason,

@@ -19,6 +19,8 @@ export interface StoredClip extends ClipContent {
   thumbnails?: Record<string, string>;
   /** Extension: the clip's burned-in captions as SRT and WebVTT sidecars (times relative to the clip). */
   captions?: { srt: string; vtt: string };
+  /** Extension: seconds of the brand's intro and outro cards in the clip's files; absent when they have none. */
+  cards?: ClipCardSeconds;
   score?: number;
   reason?: string;
   /** Posting copy (extension fields; live jobs have them, older stored outputs may not). */
@@ -47,6 +49,11 @@ export interface ClipReview {
   reviewed_at: number;
 }
 
+export interface ClipCardSeconds {
+  intro_seconds: number;
+  outro_seconds: number;
+}
+
 export interface ClipRenderState {
   id: string;
   status: "queued" | "rendering" | "complete" | "failed";
@@ -57,6 +64,8 @@ export interface ClipRenderState {
   requested_at: number;
   completed_at: number | null;
   error: string | null;
+  /** What the render made without (a cover that could not be made); absent when nothing. */
+  warnings?: string[];
 }
 
 export interface StoredOutput {

@@ -208,13 +208,15 @@ export class ClipRenderWorker {
         clip.files = result.files;
         if (result.thumbnails) clip.thumbnails = result.thumbnails;
         else delete clip.thumbnails;
+        if (result.cards) clip.cards = result.cards;
+        else delete clip.cards;
         clip.captions = result.captions;
         clip.start_time = params.start_time;
         clip.end_time = params.end_time;
         clip.duration_seconds = Math.round((params.end_time - params.start_time) * 1000) / 1000;
         clip.caption_style = params.caption_style;
         if (result.transcript_text) clip.transcript_text = result.transcript_text;
-        if (latest) Object.assign(clip.render!, { status: "complete", completed_at: now, error: null });
+        if (latest) Object.assign(clip.render!, { status: "complete", completed_at: now, error: null, ...(result.warnings ? { warnings: result.warnings } : {}) });
       });
     });
     this.dropFiles(row.jobId, files, [...Object.values(result.files), ...Object.values(result.thumbnails ?? {}), result.captions.srt, result.captions.vtt]);

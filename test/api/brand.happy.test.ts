@@ -19,7 +19,7 @@ test("never stored: every field its default, no logo", async () => {
   expect(res.status).toBe(200);
   expect(res.json).toEqual({
     object: "brand", logo_upload_id: null, logo: null, logo_position: "top-right", logo_scale: 0.15,
-    accent_color: "#7FDBCA", background_color: "#1B2A41", caption_font: "DejaVu Sans", updated_at: null, livemode: true,
+    accent_color: "#7FDBCA", background_color: "#1B2A41", caption_font: "DejaVu Sans", intro_card: null, outro_card: null, updated_at: null, livemode: true,
   });
 });
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { getBrand, setBrand, type StoredBrand } from "../../accounts/brand.ts";
 import { isoUtc } from "../../clock.ts";
-import { CAPTION_FONT_NAMES, DEFAULT_BRAND, LOGO_POSITIONS, MAX_LOGO_SCALE, MIN_LOGO_SCALE } from "../../pipeline/render/brand.ts";
+import { CAPTION_FONT_NAMES, DEFAULT_BRAND, LOGO_POSITIONS, MAX_CARD_SECONDS, MAX_CARD_TEXT, MAX_LOGO_SCALE, MIN_CARD_SECONDS, MIN_LOGO_SCALE, type CardName } from "../../pipeline/render/brand.ts";
 import { ApiError } from "../../errors.ts";
 import { brandLogoKey } from "../../storage/index.ts";
 import { readJsonObject } from "../body.ts";
@@ -22,6 +22,31 @@ export function register(app: App, ctx: AppContext): void {
 
 const Colour = z.string().regex(/^#[0-9A-Fa-f]{6}$/, "must be a colour written #RRGGBB");
 
+/** An intro or outro card as PUT takes it. */
+const CardSchema = (which: "before" | "after") =>
+  z
+    .object({
+      seconds: z.number().min(MIN_CARD_SECONDS).max(MAX_CARD_SECONDS).describe(`How long the card shows, ${MIN_CARD_SECONDS}-${MAX_CARD_SECONDS} s (rounded to whole frames of the clip)`),
+      text: z
+        .string()
+        .trim()
+        .min(1)
+        .max(MAX_CARD_TEXT)
+        .refine((t) => !/[\u0000-\u001f\u007f-\u009f]/.test(t), "must not contain control characters")
+        .nullable()
+        .optional()
+        .describe(`Text drawn on the card in the accent colour and caption font, 1-${MAX_CARD_TEXT} characters (trimmed; no control characters); null or left out: none`),
+      image_upload_id: z
+        .string()
+        .nullable()
+        .optional()
+        .describe("A PNG or JPEG picture for the card, sent to POST /v1/uploads and checked exactly as the logo is; it fills the frame letterboxed on the background colour"),
+    })
+    .strict()
+    .nullable()
+    .optional()
+    .describe(`Extension: a card of the brand's background colour shown ${which} every clip and trailer of later jobs (text and/or picture); null or left out: none`);
+
 /** PUT /v1/brand's body: the whole brand kit, which replaces the stored one; a field left out takes its default. */
 export const BrandPutSchema = z
   .object({
@@ -35,8 +60,19 @@ export const BrandPutSchema = z
     accent_color: Colour.optional().describe(`#RRGGBB: audiogram waveform and rule, thumbnail title (default ${DEFAULT_BRAND.accent_color})`),
     background_color: Colour.optional().describe(`#RRGGBB: audiogram card and thumbnail title band (default ${DEFAULT_BRAND.background_color})`),
     caption_font: z.enum(CAPTION_FONT_NAMES).optional().describe(`Burned-in captions, card and thumbnail text: one of the fonts the appliance ships (${CAPTION_FONT_NAMES.join(", ")}; default ${DEFAULT_BRAND.caption_font})`),
+    intro_card: CardSchema("before"),
+    outro_card: CardSchema("after"),
   })
   .strict();
+
+const CardResourceSchema = z
+  .object({
+    seconds: z.number(),
+    text: z.string().nullable(),
+    image_upload_id: z.string().nullable().describe("The upload the card's picture was taken from, as sent"),
+    image: z.object({ sha256: z.string(), width: z.number().int(), height: z.number().int(), bytes: z.number().int() }).nullable().describe("The stored picture (a PNG made from the upload); null without one"),
+  })
+  .nullable();
 
 export const BrandResourceSchema = z.object({
   object: z.literal("brand"),
@@ -50,6 +86,8 @@ export const BrandResourceSchema = z.object({
   accent_color: z.string(),
   background_color: z.string(),
   caption_font: z.enum(CAPTION_FONT_NAMES),
+  intro_card: CardResourceSchema.describe("Extension: the card before every clip and trailer; null without one"),
+  outro_card: CardResourceSchema.describe("Extension: the card after every clip and trailer; null without one"),
   updated_at: z.string().nullable().describe("When the brand was last stored; null if never (every field then shows its default, and jobs render without a brand)"),
   livemode: z.boolean().describe("true for the live world's brand (live keys), false for the sandbox's"),
 });
@@ -65,9 +103,17 @@ export function presentBrand(b: StoredBrand, env: "live" | "test"): z.infer<type
     accent_color: s.accent_color ?? DEFAULT_BRAND.accent_color,
     background_color: s.background_color ?? DEFAULT_BRAND.background_color,
     caption_font: s.caption_font ?? DEFAULT_BRAND.caption_font,
+    intro_card: presentCard(b, "intro_card"),
+    outro_card: presentCard(b, "outro_card"),
     updated_at: b.updatedAt === null ? null : isoUtc(b.updatedAt),
     livemode: env === "live",
   };
+}
+
+function presentCard(b: StoredBrand, name: CardName): z.infer<typeof CardResourceSchema> {
+  const card = b.settings[name];
+  if (!card) return null;
+  return { seconds: card.seconds, text: card.text ?? null, image_upload_id: card.image_upload_id ?? null, image: b.cardImages[name] ?? null };
 }
 
 /** GET /v1/brand (extension) — the organisation's brand kit in the key's world. */

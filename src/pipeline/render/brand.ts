@@ -34,19 +34,52 @@ export const DEFAULT_BRAND = {
   caption_font: "DejaVu Sans" as CaptionFont,
 };
 
-/** A brand as a job records it: the stored logo by its content hash, never by an upload that expires. */
+/** Intro and outro cards: a short still in the brand's colours before or after every clip and trailer. */
+export const MIN_CARD_SECONDS = 0.5;
+export const MAX_CARD_SECONDS = 3;
+export const MAX_CARD_TEXT = 80;
+export const CARD_NAMES = ["intro_card", "outro_card"] as const;
+export type CardName = (typeof CARD_NAMES)[number];
+
+/** A stored image (the logo, a card's picture) by its content hash: `brand/<sha256>.png` in the appliance's storage. */
+export interface StoredImageRef {
+  sha256: string;
+  width: number;
+  height: number;
+}
+
+/** A card as a job records it. */
+export interface CardSnapshot {
+  seconds: number;
+  text?: string;
+  image?: StoredImageRef;
+}
+
+/** A card ready to render: its image as a local PNG file. */
+export interface CardLook {
+  seconds: number;
+  text?: string;
+  image?: { path: string; width: number; height: number };
+}
+
+/** A brand as a job records it: stored images by their content hash, never by an upload that expires. */
 export interface BrandSnapshot {
-  logo?: { sha256: string; width: number; height: number };
+  logo?: StoredImageRef;
   logo_position: LogoPosition;
   logo_scale: number;
   accent_color: string;
   background_color: string;
   caption_font: CaptionFont;
+  /** Snapshots taken before cards existed have neither. */
+  intro_card?: CardSnapshot;
+  outro_card?: CardSnapshot;
 }
 
-/** A brand ready to render: the logo as a local PNG file. */
-export interface BrandLook extends Omit<BrandSnapshot, "logo"> {
+/** A brand ready to render: the logo and card images as local PNG files. */
+export interface BrandLook extends Omit<BrandSnapshot, "logo" | CardName> {
   logo?: { path: string; width: number; height: number };
+  intro_card?: CardLook;
+  outro_card?: CardLook;
 }
 
 export const DEFAULT_LOOK: BrandLook = { ...DEFAULT_BRAND };
@@ -84,16 +117,26 @@ export function logoOverlay(frame: CaptionFrame, look: BrandLook, input: string,
   return `[${input}]scale=${box.w}:${box.h}:flags=lanczos,format=yuva420p[brandlogo];[${from}][brandlogo]overlay=x=${box.x}:y=${box.y}:format=yuv420[${to}]`;
 }
 
-/** The snapshot's logo as a file on this node: the data directory's copy, fetched from shared storage when this node lacks it. */
+/** The snapshot's logo and card images as files on this node: the data directory's copies, fetched from shared storage when this node lacks them. */
 export async function lookOf(snapshot: BrandSnapshot | null | undefined, dataDir: string, store?: ObjectStore): Promise<BrandLook> {
   if (!snapshot) return DEFAULT_LOOK;
-  const { logo, ...rest } = snapshot;
-  if (!logo) return rest;
-  const key = brandLogoKey(logo.sha256);
+  const { logo, intro_card, outro_card, ...rest } = snapshot;
+  const look: BrandLook = { ...rest };
+  if (logo) look.logo = await localImage(logo, dataDir, store);
+  for (const [name, card] of [["intro_card", intro_card], ["outro_card", outro_card]] as const) {
+    if (!card) continue;
+    const { image, ...plain } = card;
+    look[name] = image ? { ...plain, image: await localImage(image, dataDir, store) } : plain;
+  }
+  return look;
+}
+
+async function localImage(image: StoredImageRef, dataDir: string, store?: ObjectStore): Promise<{ path: string; width: number; height: number }> {
+  const key = brandLogoKey(image.sha256);
   const path = join(dataDir, key);
   if (!existsSync(path)) {
     mkdirSync(dirname(path), { recursive: true });
-    if (!store || !(await store.download(key, path))) throw new Error(`brand logo ${logo.sha256} is missing from storage`);
+    if (!store || !(await store.download(key, path))) throw new Error(`brand image ${image.sha256} is missing from storage`);
   }
-  return { ...rest, logo: { path, width: logo.width, height: logo.height } };
+  return { path, width: image.width, height: image.height };
 }

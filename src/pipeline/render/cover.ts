@@ -137,6 +137,8 @@ export interface ClipCoversRequest {
   plan?: SpeakerCropPlan;
   /** The clip's rendered files per format: an audiogram's cover is cut from them. */
   rendered: Partial<Record<ClipFormat, string>>;
+  /** Seconds of intro card before the clip's first frame in the rendered files (cards.ts). */
+  introSeconds?: number;
   outPath(format: ClipFormat): string;
 }
 
@@ -147,7 +149,7 @@ export async function renderClipCovers(req: ClipCoversRequest): Promise<Partial<
   for (const [format, clipPath] of Object.entries(req.rendered) as Array<[ClipFormat, string]>) {
     out[format] = req.source.hasVideo
       ? await renderCover({ source: req.source, format, time, crop: format === "linkedin" ? req.plan?.path : undefined, title: req.title, look: req.look, outPath: req.outPath(format) })
-      : await audiogramCover(clipPath, time - req.start, req.outPath(format));
+      : await audiogramCover(clipPath, time - req.start + (req.introSeconds ?? 0), req.outPath(format));
   }
   return out;
 }

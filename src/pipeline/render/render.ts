@@ -19,6 +19,7 @@ import { imageInput } from "../../media/image.ts";
 import { ModelNotAvailableError } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { audiogramFilter, type AudiogramCard } from "./audiogram.ts";
+import { joinWithCards, type CardTiming, type ClipCards } from "./cards.ts";
 import type { MediaInfo, Word } from "../types.ts";
 
 export { FORMATS, type ClipFormat } from "./graph.ts";
@@ -54,6 +55,8 @@ export interface RenderRequest {
   quality?: Partial<RenderQuality>;
   /** The show's brand: logo, caption font, card colours; default the appliance's own look. */
   look?: BrandLook;
+  /** Intro/outro cards around the delivered file (cards.ts); a trailer's pieces have none. */
+  cards?: ClipCards;
 }
 
 /** Only 9:16 output from a wider video needs a crop decision; "speaker" runs face analysis. */
@@ -92,6 +95,8 @@ export interface RenderEvents {
   onRendered?: (format: ClipFormat, path: string) => void;
   /** The 9:16 format's face analysis, when one ran: who is where and when (a thumbnail's frame is chosen from it). */
   onCropPlan?: (plan: SpeakerCropPlan) => void;
+  /** With cards: the seconds each lasts in the delivered files (whole frames; the same for every format). */
+  onCards?: (timing: CardTiming) => void;
 }
 
 /**
@@ -173,12 +178,18 @@ export async function renderClipFormats(
     const paths: string[] = [];
     for (const [i, { format, outPath }] of outputs.entries()) {
       const out = outPath ?? join(tmpdir(), `clipyard-${format}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.mp4`);
-      await ffmpeg([
-        "-y", ...mediaInput((v[i] as PromiseFulfilledResult<string>).value), ...mediaInput(audioPath),
-        "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
-        "-t", duration.toFixed(3), "-movflags", "+faststart",
-        out,
-      ]);
+      const video = (v[i] as PromiseFulfilledResult<string>).value;
+      if (req.cards) {
+        const timing = await joinWithCards({ cards: req.cards, look, frame: FORMATS[format], video, audio: audioPath, enc, audioBitrateKbps: q.audioBitrateKbps, audioChannels: q.audioChannels, out });
+        events.onCards?.(timing);
+      } else {
+        await ffmpeg([
+          "-y", ...mediaInput(video), ...mediaInput(audioPath),
+          "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
+          "-t", duration.toFixed(3), "-movflags", "+faststart",
+          out,
+        ]);
+      }
       paths.push(out);
       events.onRendered?.(format, out);
     }

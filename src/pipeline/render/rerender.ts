@@ -9,7 +9,9 @@ import { jobOutputDir, jobWorkDir } from "../output.ts";
 import type { CaptionStyle } from "./captions.ts";
 import { snapToSentenceEdges } from "../highlights/clip-bounds.ts";
 import { writeClipCaptions } from "../exports.ts";
-import { audiogramCard, clipThumbnails, type LiveState } from "../live.ts";
+import { audiogramCard, cardSeconds, clipThumbnails, type LiveState } from "../live.ts";
+import { cardsOf, type CardTiming } from "./cards.ts";
+import type { ClipCardSeconds } from "../output.ts";
 import { lookOf } from "./brand.ts";
 import type { SpeakerCropPlan } from "./crop.ts";
 import type { ObjectStore } from "../../storage/index.ts";
@@ -43,6 +45,10 @@ export interface RerenderResult {
   captions: { srt: string; vtt: string };
   /** The sentences inside the new bounds. */
   transcript_text: string;
+  /** Seconds of the brand's intro and outro cards in the new files (absent without cards). */
+  cards?: ClipCardSeconds;
+  /** What the render made without (a cover that could not be made), for the clip's `render.warnings`. */
+  warnings?: string[];
 }
 
 export type RerenderFn = (input: RerenderInput) => Promise<RerenderResult>;
@@ -72,11 +78,13 @@ export const rerenderLiveClip: RerenderFn = async (input) => {
   let faces: SpeakerCropPlan | undefined;
   let captions: ReturnType<typeof writeClipCaptions>;
   let thumbnails: Record<string, string> | undefined;
+  let cards: CardTiming | undefined;
+  const warnings: string[] = [];
   try {
     // The brand the job was first rendered with (its checkpoint's snapshot), not today's.
     const look = await lookOf(state.brand, input.dataDir, input.store);
     await renderClipFormats(
-      { source, words: transcript.words, start: input.start, end: input.end, style: input.style, look, card: source.hasVideo ? undefined : audiogramCard(state.plan.showNotes, transcript, input.title) },
+      { source, words: transcript.words, start: input.start, end: input.end, style: input.style, look, cards: cardsOf(look), card: source.hasVideo ? undefined : audiogramCard(state.plan.showNotes, transcript, input.title) },
       input.formats.map((format) => ({ format, outPath: join(outDir, `${base}_${format}.mp4`) })),
       {
         onRendered: (format, path) => {
@@ -84,11 +92,11 @@ export const rerenderLiveClip: RerenderFn = async (input) => {
           paths[format] = path;
         },
         onCropPlan: (p) => (faces = p),
+        onCards: (t) => (cards = t),
       },
     );
-    const warnings: string[] = [];
-    thumbnails = await clipThumbnails({ source, words: transcript.words, clip: { start_time: input.start, end_time: input.end, title: input.title, hook: input.hook }, look, faces, paths, base: join(outDir, base), warnings, rank: input.rank });
-    captions = writeClipCaptions(outDir, transcript.words, { start_time: input.start, end_time: input.end, hook: input.hook }, base);
+    thumbnails = await clipThumbnails({ source, words: transcript.words, clip: { start_time: input.start, end_time: input.end, title: input.title, hook: input.hook }, look, faces, paths, base: join(outDir, base), warnings, rank: input.rank, introSeconds: cards?.intro });
+    captions = writeClipCaptions(outDir, transcript.words, { start_time: input.start, end_time: input.end, hook: input.hook, ...(cards ? { intro_seconds: cards.intro } : {}) }, base);
   } catch (err) {
     // A failed render (a full disk above all) leaves no half-written file of its own behind; the
     // clip's current files are named by another render's tag and stay.
@@ -96,7 +104,10 @@ export const rerenderLiveClip: RerenderFn = async (input) => {
     throw err;
   }
   const text = snapToSentenceEdges(transcript.words, input.start, input.end)?.text ?? "";
-  return { files, ...(thumbnails ? { thumbnails } : {}), captions: { srt: `job:${captions.srt}`, vtt: `job:${captions.vtt}` }, transcript_text: text };
+  return {
+    files, ...(thumbnails ? { thumbnails } : {}), captions: { srt: `job:${captions.srt}`, vtt: `job:${captions.vtt}` }, transcript_text: text,
+    ...(cards ? { cards: cardSeconds(cards) } : {}), ...(warnings.length ? { warnings } : {}),
+  };
 };
 
 /** The trailer's passages: the clips it was cut from plus the extra ranked passages, as the trailer stage chose them. */
@@ -113,6 +124,6 @@ export const rerenderLiveTrailer: TrailerRerenderFn = async (input) => {
   const segments = planTrailer(trailerPassages(state), state.transcript.words);
   const name = `trailer_${input.tag}.mp4`;
   const look = await lookOf(state.brand, input.dataDir, input.store);
-  const t = await renderTrailer({ source: state.source, words: state.transcript.words, segments, style: input.style, look, outPath: join(jobOutputDir(input.dataDir, input.jobId), name) });
+  const t = await renderTrailer({ source: state.source, words: state.transcript.words, segments, style: input.style, look, cards: cardsOf(look), outPath: join(jobOutputDir(input.dataDir, input.jobId), name) });
   return { file: `job:${name}`, duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
 };

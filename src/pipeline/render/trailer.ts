@@ -3,7 +3,8 @@
  * crossfades. planTrailer is pure (which sentences, in which order); renderTrailer renders each
  * segment with the clip renderer (captions, loudness) and joins them (trailer-join.ts).
  */
-import type { BrandLook } from "./brand.ts";
+import { DEFAULT_LOOK, type BrandLook } from "./brand.ts";
+import { joinWithCards, type ClipCards } from "./cards.ts";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ffmpeg, ffprobeJson, mediaInput } from "../../media/ffmpeg.ts";
@@ -11,7 +12,7 @@ import { scratchDir } from "../../scratch.ts";
 import { probeMedia } from "../../media/probe.ts";
 import { detectEngine, videoEncoderArgs } from "../../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../../media/ffmpeg-loudness.ts";
-import { renderClip, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render.ts";
+import { FORMATS, renderClip, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render.ts";
 import type { CaptionStyle } from "./captions.ts";
 import type { AudiogramCard } from "./audiogram.ts";
 import type { MediaInfo, Word } from "../types.ts";
@@ -111,6 +112,8 @@ export interface TrailerRequest {
   crossfadeSeconds?: number;
   /** The show's brand, on every segment. */
   look?: BrandLook;
+  /** Intro/outro cards around the whole trailer (never around its pieces). */
+  cards?: ClipCards;
 }
 
 export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number }> {
@@ -137,10 +140,14 @@ export async function renderTrailer(req: TrailerRequest): Promise<{ path: string
     ]);
     // Crossfades change the programme loudness a little; one more normalisation on audio only.
     const audio = await normalizeAudio(joined, {}, join(work, "audio.m4a"), { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS });
-    await ffmpeg([
-      "-y", ...mediaInput(video), ...mediaInput(audio.path), "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy",
-      "-movflags", "+faststart", req.outPath,
-    ]);
+    if (req.cards) {
+      await joinWithCards({ cards: req.cards, look: req.look ?? DEFAULT_LOOK, frame: FORMATS.linkedin, video, audio: audio.path, enc, audioBitrateKbps: q.audioBitrateKbps, audioChannels: q.audioChannels, out: req.outPath });
+    } else {
+      await ffmpeg([
+        "-y", ...mediaInput(video), ...mediaInput(audio.path), "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy",
+        "-movflags", "+faststart", req.outPath,
+      ]);
+    }
     const info = await probeMedia(req.outPath);
     return { path: req.outPath, durationSeconds: info.durationSeconds };
   } finally {
