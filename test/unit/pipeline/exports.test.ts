@@ -1,7 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { assEventSpans, buildAss } from "../../../src/pipeline/render/captions.ts";
 import { joinWords } from "../../../src/pipeline/highlights/sentences.ts";
-import { clipCaptionCues, otioTimeline, podcastChapters, transcriptCues, transcriptText } from "../../../src/pipeline/exports.ts";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseSync } from "subtitle";
+import { clipCaptionCues, otioTimeline, podcastChapters, transcriptCues, transcriptText, writeClipCaptions, writeExports } from "../../../src/pipeline/exports.ts";
 import { transcriptFromTurns } from "../../helpers/synthetic-transcript.ts";
 
 const t = transcriptFromTurns([
@@ -27,6 +31,30 @@ describe("clip captions", () => {
     const heard = t.words.filter((w) => w.end > clip.start_time && w.start < clip.end_time);
     expect(cues.map((c) => c.text).join(" ")).toBe(heard.map((w) => w.word).join(" "));
     expect(cues[0]!.start).toBeCloseTo(Math.max(0, heard[0]!.start - clip.start_time), 5);
+  });
+});
+
+describe("clip captions with an intro card", () => {
+  test("the sidecars are shifted by the intro's seconds, so they stay on the delivered file's audio; the timelines are not", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clipyard-exports-cards-"));
+    try {
+      const clip = { start_time: t.words[3]!.start - 0.2, end_time: t.words[25]!.end + 0.3, hook: "h" };
+      const plain = clipCaptionCues(t.words, clip);
+      writeClipCaptions(dir, t.words, { ...clip, intro_seconds: 1.52 }, "carded");
+      for (const ext of ["srt", "vtt"]) {
+        const cues = parseSync(readFileSync(join(dir, `carded.${ext}`), "utf8")).filter((n) => n.type === "cue").map((n) => n.data as { start: number; end: number; text: string });
+        expect(cues.map((c) => [c.start, c.end, c.text])).toEqual(plain.map((c) => [Math.round((c.start + 1.52) * 1000), Math.round((c.end + 1.52) * 1000), c.text]));
+      }
+      const files = writeExports(dir, {
+        title: "T", words: t.words, segments: t.segments, chapters: [], clips: [{ ...clip, intro_seconds: 1.52 }],
+        source: { name: "ep.mp4", durationSeconds: t.words.at(-1)!.end + 1, fps: 25, hasVideo: true },
+      });
+      // The episode timeline marks the clip's range of the source, cards or not.
+      expect(readFileSync(join(dir, files.timeline), "utf8")).toContain(`"value": ${Math.round(clip.start_time * 25)}`);
+      expect(readFileSync(join(dir, files.clips[0]!.srt), "utf8")).toBe(readFileSync(join(dir, "carded.srt"), "utf8"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
