@@ -3,6 +3,10 @@ declare module "*.mp4" {
   const path: string;
   export default path;
 }
+declare module "*.jpg" {
+  const path: string;
+  export default path;
+}
 declare module "*.srt" {
   const path: string;
   export default path;

@@ -95,6 +95,7 @@ export class EditorClips {
         // Live: filled in by the render worker. Sandbox: the fixture's files stand in, as for every sandbox clip.
         files: sandbox ? Object.fromEntries(formats.map((f) => [f, output.clips[0]?.files[f] ?? ""]).filter(([, ref]) => ref)) : {},
         ...(sandbox && output.clips[0]?.captions ? { captions: output.clips[0].captions } : {}),
+        ...(sandbox && output.clips[0]?.thumbnails ? { thumbnails: Object.fromEntries(formats.map((f) => [f, output.clips[0]!.thumbnails![f] ?? ""]).filter(([, ref]) => ref)) } : {}),
         title: params.title ?? copy.title,
         description: copy.description,
         hashtags: copy.hashtags,

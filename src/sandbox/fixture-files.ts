@@ -11,6 +11,12 @@ import clip2X from "../../fixtures/sandbox/clip2_x.mp4" with { type: "file" };
 import clip3Linkedin from "../../fixtures/sandbox/clip3_linkedin.mp4" with { type: "file" };
 import clip3X from "../../fixtures/sandbox/clip3_x.mp4" with { type: "file" };
 import trailer from "../../fixtures/sandbox/trailer.mp4" with { type: "file" };
+import clip1LinkedinJpg from "../../fixtures/sandbox/clip1_linkedin.jpg" with { type: "file" };
+import clip1XJpg from "../../fixtures/sandbox/clip1_x.jpg" with { type: "file" };
+import clip2LinkedinJpg from "../../fixtures/sandbox/clip2_linkedin.jpg" with { type: "file" };
+import clip2XJpg from "../../fixtures/sandbox/clip2_x.jpg" with { type: "file" };
+import clip3LinkedinJpg from "../../fixtures/sandbox/clip3_linkedin.jpg" with { type: "file" };
+import clip3XJpg from "../../fixtures/sandbox/clip3_x.jpg" with { type: "file" };
 import clip1Srt from "../../fixtures/sandbox/clip1.srt" with { type: "file" };
 import clip1Vtt from "../../fixtures/sandbox/clip1.vtt" with { type: "file" };
 import clip2Srt from "../../fixtures/sandbox/clip2.srt" with { type: "file" };
@@ -35,6 +41,12 @@ export const FIXTURE_FILES: Record<string, string> = {
   "clip3_linkedin.mp4": clip3Linkedin,
   "clip3_x.mp4": clip3X,
   "trailer.mp4": trailer,
+  "clip1_linkedin.jpg": clip1LinkedinJpg,
+  "clip1_x.jpg": clip1XJpg,
+  "clip2_linkedin.jpg": clip2LinkedinJpg,
+  "clip2_x.jpg": clip2XJpg,
+  "clip3_linkedin.jpg": clip3LinkedinJpg,
+  "clip3_x.jpg": clip3XJpg,
   "clip1.srt": clip1Srt,
   "clip1.vtt": clip1Vtt,
   "clip2.srt": clip2Srt,

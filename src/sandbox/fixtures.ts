@@ -8,7 +8,7 @@ import { FIXTURE_FILES, FIXTURE_MANIFEST } from "./fixture-files.ts";
 interface FixtureManifest {
   title?: string;
   transcript: Segment[];
-  clips: Array<ClipContent & { title?: string; description?: string; hashtags?: string[]; files: { linkedin: string; x: string } }>;
+  clips: Array<ClipContent & { title?: string; description?: string; hashtags?: string[]; files: { linkedin: string; x: string }; thumbnails?: { linkedin: string; x: string } }>;
   trailer: { file: string; duration_seconds: number };
   show_notes: string;
   exports: ExportFiles;
@@ -43,6 +43,7 @@ export function sandboxOutput(jobId: string, opts: { includeTrailer: boolean; so
       transcript_text: c.transcript_text,
       ...(c.title ? { title: c.title, description: c.description, hashtags: c.hashtags } : {}),
       files: { linkedin: `fixture:${c.files.linkedin}`, x: `fixture:${c.files.x}` },
+      ...(c.thumbnails ? { thumbnails: { linkedin: `fixture:${c.thumbnails.linkedin}`, x: `fixture:${c.thumbnails.x}` } } : {}),
       captions: captionRefs(m.exports, i, "fixture"),
     })),
     trailer:

@@ -7,7 +7,7 @@ import { FIXTURE_FILES, FIXTURE_MANIFEST } from "../../../src/sandbox/fixture-fi
 test("the embedded fixture list names exactly the files of the manifest and the folder", () => {
   const { clips: captions, ...exports } = FIXTURE_MANIFEST.exports;
   const named = [
-    ...FIXTURE_MANIFEST.clips.flatMap((c) => [c.files.linkedin, c.files.x]),
+    ...FIXTURE_MANIFEST.clips.flatMap((c) => [c.files.linkedin, c.files.x, c.thumbnails.linkedin, c.thumbnails.x]),
     FIXTURE_MANIFEST.trailer.file,
     ...captions.flatMap((c) => [c.srt, c.vtt]),
     ...Object.values(exports),

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ROOT_DIR } from "../../../src/config.ts";
 import { ffprobeJson } from "../../../src/media/ffmpeg.ts";
 import { meterEbur128 } from "../../../src/media/ffmpeg-loudness.ts";
+import { probeImage } from "../../../src/media/image.ts";
 
 const DIR = join(ROOT_DIR, "fixtures/sandbox");
 
@@ -25,6 +26,7 @@ const Manifest = z.object({
     description: z.string().regex(/[.?!]$/),
     hashtags: z.array(z.string().regex(/^#[\p{L}\p{N}]+$/u)).min(3).max(5),
     files: z.object({ linkedin: z.string().regex(/\.mp4$/), x: z.string().regex(/\.mp4$/) }),
+    thumbnails: z.object({ linkedin: z.string().regex(/\.jpg$/), x: z.string().regex(/\.jpg$/) }),
   })).length(3),
   trailer: z.object({ file: z.string().regex(/\.mp4$/), duration_seconds: z.number() }),
   show_notes: z.string().min(200),
@@ -102,6 +104,18 @@ describe("sandbox fixtures", () => {
     });
   }
 
+  test("covers: a JPEG per clip and format, at the format's frame size, cut from the clip's own card", async () => {
+    for (const c of manifest.clips) {
+      for (const [format, [w, h]] of [["linkedin", [1080, 1920]], ["x", [1920, 1080]]] as const) {
+        const path = join(DIR, c.thumbnails[format]);
+        expect(await probeImage(path, "jpeg")).toEqual({ kind: "jpeg", width: w, height: h });
+        // The audiogram card's background (#1B2A41, the default brand) in its corner.
+        const rgb = Bun.spawnSync(["ffmpeg", "-v", "error", "-protocol_whitelist", "file", "-f", "jpeg_pipe", "-i", path, "-vf", "crop=8:8:4:4", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).stdout;
+        expect([rgb[0], rgb[1], rgb[2]].every((v, i) => Math.abs(v! - [0x1b, 0x2a, 0x41][i]!) <= 8)).toBe(true);
+      }
+    }
+  });
+
   test("trailer: vertical, 60-90 s, duration as in the manifest", async () => {
     expect(manifest.trailer.duration_seconds).toBeGreaterThanOrEqual(60);
     expect(manifest.trailer.duration_seconds).toBeLessThanOrEqual(90);
@@ -117,7 +131,7 @@ describe("sandbox fixtures", () => {
   });
 
   test("all fixture files together stay small enough to commit and embed (< 4.2 MB)", () => {
-    const files = ["manifest.json", manifest.trailer.file, ...manifest.clips.flatMap((c) => [c.files.linkedin, c.files.x])];
+    const files = ["manifest.json", manifest.trailer.file, ...manifest.clips.flatMap((c) => [c.files.linkedin, c.files.x, c.thumbnails.linkedin, c.thumbnails.x])];
     const bytes = files.reduce((n, f) => n + statSync(join(DIR, f)).size, 0);
     expect(bytes).toBeLessThan(4.2 * 1024 * 1024);
   });
