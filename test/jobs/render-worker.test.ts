@@ -17,7 +17,10 @@ import { RenderRequests } from "../../src/renders/requests.ts";
 import { claimNextJob, getJobById } from "../../src/jobs/store.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
 import { JobTransitions } from "../../src/jobs/transitions.ts";
-import type { RerenderFn } from "../../src/pipeline/render/rerender.ts";
+import { rerenderLiveClip, type RerenderFn } from "../../src/pipeline/render/rerender.ts";
+import { ffmpeg } from "../../src/media/ffmpeg.ts";
+import { probeMedia } from "../../src/media/probe.ts";
+import { presentJob } from "../../src/jobs/present.ts";
 
 /**
  * The render worker's bookkeeping on a real SQLite database: a worker that dies mid-render loses its
@@ -160,3 +163,41 @@ test("a live clip of one's own is queued on the render worker, counted against t
   expect(() => clips.create(scope, id, { start_time: 2.4, end_time: 4.9, caption_style: "minimal" })).toThrow(expect.objectContaining({ code: "too_many_queued_renders" }));
   expect((JSON.parse(getJobById(db, id)!.output!) as StoredOutput).clips).toHaveLength(2);
 });
+
+test("a re-render whose cover cannot be written completes without thumbnails and says so on the clip's render", async () => {
+  dir = mkdtempSync(join(tmpdir(), "clipyard-render-"));
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const db = openTestDb(dir);
+  const { id, scope, out } = completedLiveJob(db, clock);
+  // A real checkpoint to render from: a 6-second audio episode (the clip becomes an audiogram).
+  const episode = join(jobWorkDir(dir, id), "episode.wav");
+  await ffmpeg(["-y", "-f", "lavfi", "-i", "sine=frequency=220:duration=6", "-ar", "48000", episode]);
+  const source = await probeMedia(episode);
+  writeFileSync(join(jobWorkDir(dir, id), "checkpoint.json"), JSON.stringify({
+    done: [], state: { source, transcript: { language: "en", segments: [], words }, plan: { clips: [], showNotes: "# Bees", similarity: "tfidf", warnings: [] }, brand: null, warnings: [], engine: {} },
+  }));
+  const { clip } = new RenderRequests(db, clock, dir, () => {}).request(scope, id, "clip_a1", { caption_style: "boxed", formats: ["x"] });
+  // The cover's file name is taken by a folder (a stale leftover, a full inode table: anything that
+  // makes ffmpeg's write fail); the clip itself renders.
+  const tag = clip.render!.id.slice(-8);
+  mkdirSync(join(out, `clip1_${tag}_x.jpg`));
+  await new ClipRenderWorker(db, clock, dir, rerenderLiveClip).tick();
+  const after = clipOf(db, id);
+  expect(after.render).toMatchObject({ status: "complete", error: null, warnings: ["clip 1 has no thumbnail: it could not be made; the appliance's log has the details"] });
+  expect(after.thumbnails).toBeUndefined();
+  expect(after.files).toEqual({ x: `job:clip1_${tag}_x.mp4` });
+  expect(existsSync(join(out, `clip1_${tag}_x.mp4`))).toBe(true);
+  // The API shows it on the clip's render.
+  const shown = presentJob(getJobById(db, id)!, { publicUrl: "http://studio.lan:8787", shareSecret: "s" }).output!.clips[0]!;
+  expect(shown.render!.warnings).toEqual(after.render!.warnings!);
+  expect(shown.thumbnail_urls).toBeUndefined();
+
+  // The next render that makes its cover clears the warning.
+  const again = new RenderRequests(db, clock, dir, () => {}).request(scope, id, "clip_a1", { caption_style: "minimal", formats: ["x"] });
+  await new ClipRenderWorker(db, clock, dir, rerenderLiveClip).tick();
+  const fixed = clipOf(db, id);
+  expect(fixed.render).toMatchObject({ id: again.clip.render!.id, status: "complete" });
+  expect(fixed.render!.warnings).toBeUndefined();
+  expect(Object.keys(fixed.thumbnails!)).toEqual(["x"]);
+  db.$client.close();
+}, 120_000);
