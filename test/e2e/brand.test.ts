@@ -2,7 +2,9 @@
  * The brand kit and thumbnails on real recordings, measured from pixels: the logo is where the kit
  * puts it in decoded frames (colour statistics of the corner it was given against the others), the
  * covers exist at each format's frame size, and a live job through the API renders with the brand it
- * started with: a later change of the kit does not reach its re-render.
+ * started with: a later change of the kit does not reach its re-render. The kit's intro and outro
+ * cards open and close the job's clips and their re-render: the files are longer by the cards, the
+ * intro is a card without the logo, and the caption sidecars are shifted onto the file's audio.
  */
 import { afterAll, expect } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +23,8 @@ import { makeImage } from "../helpers/images.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { rawUpload } from "../helpers/uploads.ts";
 import { eventually } from "../helpers/wait.ts";
+import { cues } from "../helpers/exports.ts";
+import { ffprobeJson } from "../../src/media/ffmpeg.ts";
 import { afterAllShared, beforeAllShared, SHARED_MEDIA, testShared } from "../helpers/shared.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-brand-test-"));
@@ -142,7 +146,8 @@ async function fetchTo(url: string, name: string): Promise<string> {
 testShared("a live job renders its audiograms and their covers with the kit it started with; a later kit does not reach its re-render", async () => {
   const key = app.key("brand-e2e", "live");
   const up = await rawUpload(app, key, makeImage({ width: 240, height: 120, format: "png", colour: "0xFF00FF" }));
-  const kit = { logo_upload_id: up.json.id, logo_position: "top-left", logo_scale: 0.2, accent_color: "#FF8800", background_color: "#204060" };
+  // Audiograms run at 25 fps: the 1-s intro is 25 frames, the 0.5-s outro 13 (0.52 s, whole frames).
+  const kit = { logo_upload_id: up.json.id, logo_position: "top-left", logo_scale: 0.2, accent_color: "#FF8800", background_color: "#204060", intro_card: { seconds: 1, text: "Rooftop Hours" }, outro_card: { seconds: 0.5 } };
   expect((await app.api("PUT", "/v1/brand", { key, body: kit })).status).toBe(200);
   const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 1, min_clip_seconds: 5, max_clip_seconds: 14 } };
   const submitted = await app.api("POST", "/v1/jobs", { key, body });
@@ -151,13 +156,19 @@ testShared("a live job renders its audiograms and their covers with the kit it s
   const job = await eventually(async () => (await app.api("GET", `/v1/jobs/${id}`, { key })).json, (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 400_000, what: "the live job" });
   expect(job.status).toBe("complete");
   const clip = job.output.clips[0];
+  expect(clip.cards).toEqual({ intro_seconds: 1, outro_seconds: 0.52 });
   const look: BrandLook = { logo: { path: "", width: 240, height: 120 }, logo_position: "top-left", logo_scale: 0.2, accent_color: "#FF8800", background_color: "#204060", caption_font: "DejaVu Sans" };
   const BG = [0x20, 0x40, 0x60];
   for (const format of ["linkedin", "x"] as ClipFormat[]) {
     const { width, height } = FORMATS[format];
     const mp4 = await fetchTo(clip.rendered_urls[format], `job-${format}.mp4`);
-    const rgb = await frameAt(mp4, clip.duration_seconds / 2, width, height);
+    const probed = await ffprobeJson(mp4);
+    for (const stream of probed.streams) expect(Math.abs(Number(stream.duration) - (1 + clip.duration_seconds + 0.52))).toBeLessThan(0.06);
+    const rgb = await frameAt(mp4, 1 + clip.duration_seconds / 2, width, height);
     expectLogoIn(rgb, format, look);
+    // The intro: the kit's background colour with no logo in any corner.
+    const intro = await frameAt(mp4, 0.5, width, height);
+    for (const corner of CORNERS) expect(near(meanColour(intro, width, logoBox(FORMATS[format], { ...look, logo_position: corner }, look.logo!)), [0x20, 0x40, 0x60], 8)).toBe(true);
     // The card is the kit's background colour, in the corners the logo is not in.
     const px = (x: number, y: number) => [...rgb.subarray((y * width + x) * 3, (y * width + x) * 3 + 3)];
     for (const [x, y] of [[width - 3, 2], [2, height - 3], [width - 3, height - 3]] as const) expect(near(px(x, y), BG, 8)).toBe(true);
@@ -167,6 +178,12 @@ testShared("a live job renders its audiograms and their covers with the kit it s
     expect(await probeImage(cover, "jpeg")).toEqual({ kind: "jpeg", width, height });
     expectLogoIn(await frameAt(cover, 0, width, height, ["-protocol_whitelist", "file", "-f", "jpeg_pipe", "-i", cover]), format, look);
   }
+
+  // The caption sidecars follow the file: nothing is captioned under the intro, all of it before the outro.
+  const srt = cues(await (await fetch(clip.captions_srt_url)).text());
+  expect(srt.length).toBeGreaterThan(0);
+  expect(srt[0]!.start).toBeGreaterThanOrEqual(1000);
+  expect(srt.at(-1)!.end).toBeLessThanOrEqual(Math.round((1 + clip.duration_seconds) * 1000) + 1);
 
   // The kit moves the logo to the bottom-right corner; the job's re-render keeps the kit it started with.
   expect((await app.api("PUT", "/v1/brand", { key, body: { ...kit, logo_position: "bottom-right" } })).json.logo_position).toBe("bottom-right");
@@ -178,7 +195,11 @@ testShared("a live job renders its audiograms and their covers with the kit it s
   expect(Object.keys(after.thumbnail_urls)).toEqual(["x"]);
   expect(after.thumbnail_urls.x).not.toBe(clip.thumbnail_urls.x);
   const again = await fetchTo(after.rendered_urls.x, "rerendered-x.mp4");
-  expectLogoIn(await frameAt(again, after.duration_seconds / 2, 1920, 1080), "x", look);
+  expectLogoIn(await frameAt(again, 1 + after.duration_seconds / 2, 1920, 1080), "x", look);
+  // Its cards too, from the job's snapshot.
+  expect(after.cards).toEqual({ intro_seconds: 1, outro_seconds: 0.52 });
+  expect(Math.abs(Number((await ffprobeJson(again)).format.duration) - (1 + after.duration_seconds + 0.52))).toBeLessThan(0.06);
+  expect(cues(await (await fetch(after.captions_srt_url)).text())[0]!.start).toBeGreaterThanOrEqual(1000);
   // The replaced cover is no longer served.
   expect((await fetch(clip.thumbnail_urls.x)).status).toBe(404);
 }, 600_000);
