@@ -110,10 +110,22 @@ export function cardGraph(o: CardGraphOptions): string {
   return `${graph},${steps.join(",")}${o.suffix}[vout]`;
 }
 
+/**
+ * The rate a card is drawn at: the stream's base rate (r_frame_rate), exact for the constant-rate
+ * video the renderer writes; for a variable-rate one, whose base rate can be a timestamp grid far
+ * above its real rate (120 or 90000 "fps"), its average rate instead, so a card is not thousands of frames.
+ */
+export function cardRate(base: string | undefined, average: string | undefined): FrameRate | undefined {
+  const r = parseRate(base);
+  const avg = parseRate(average);
+  if (r && avg && r.num / r.den > (2 * avg.num) / avg.den) return avg;
+  return r ?? avg;
+}
+
 /** How the clip's video stream is timed: its frame rate and its time base's ticks per second. */
 async function videoClock(path: string): Promise<{ rate: FrameRate; timescale: number }> {
   const v = (await ffprobeJson(path)).streams.find((s) => s.codec_type === "video");
-  const rate = parseRate(v?.r_frame_rate) ?? parseRate(v?.avg_frame_rate);
+  const rate = cardRate(v?.r_frame_rate, v?.avg_frame_rate);
   const timescale = Number(v?.time_base?.split("/")[1]);
   if (!rate || !(timescale > 0)) throw new Error(`${path}: no video frame rate to match a card to`);
   return { rate, timescale };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_LOOK } from "../../../../src/pipeline/render/brand.ts";
-import { cardFrames, cardGraph, cardsOf, cardTextLayout, cardTiming, parseRate, silenceAround } from "../../../../src/pipeline/render/cards.ts";
+import { cardFrames, cardGraph, cardRate, cardsOf, cardTextLayout, cardTiming, parseRate, silenceAround } from "../../../../src/pipeline/render/cards.ts";
 
 const frame = { width: 1080, height: 1920 };
 const base = { frame, rate: { num: 30000, den: 1001 }, background: "#102030", accent: "#FF8800", fontFile: "/fonts/DejaVuSans-Bold.ttf", suffix: ",format=yuv420p" };
@@ -19,6 +19,14 @@ describe("card timing", () => {
     expect(parseRate("25/1")).toEqual({ num: 25, den: 1 });
     expect(parseRate("0/0")).toBeUndefined();
     expect(parseRate(undefined)).toBeUndefined();
+  });
+
+  test("a card is drawn at the stream's base rate, or its average rate when the base is a timestamp grid far above it", () => {
+    expect(cardRate("30/1", "30/1")).toEqual({ num: 30, den: 1 });
+    expect(cardRate("30000/1001", "2997/100")).toEqual({ num: 30000, den: 1001 });
+    expect(cardRate("90000/1", "2999/100")).toEqual({ num: 2999, den: 100 });
+    expect(cardRate(undefined, "25/1")).toEqual({ num: 25, den: 1 });
+    expect(cardRate("0/0", "0/0")).toBeUndefined();
   });
 
   test("the audio's silence: an exact sample count before, padding after", () => {
