@@ -3,7 +3,7 @@
  * longer by exactly the cards' seconds (video and audio), its first frames are the intro card (the
  * kit's background colour, the card's picture letterboxed in the middle) and its last the outro card,
  * the intro is silent and the speech follows it, and an audiogram's cover is taken from its own
- * card past the intro, not from the intro card.
+ * card past the intro, not from the intro card; a trailer has them around the whole reel.
  */
 import { afterAll, expect } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +15,7 @@ import type { BrandLook } from "../../src/pipeline/render/brand.ts";
 import { cardsOf, type CardTiming } from "../../src/pipeline/render/cards.ts";
 import { renderClipCovers } from "../../src/pipeline/render/cover.ts";
 import { FORMATS, renderClipFormats, type ClipFormat } from "../../src/pipeline/render/render.ts";
+import { renderTrailer } from "../../src/pipeline/render/trailer.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { makeImage } from "../helpers/images.ts";
 import { SHARED_MEDIA, testShared } from "../helpers/shared.ts";
@@ -112,3 +113,21 @@ testShared("an audiogram's cover is its own card past the intro, not the intro c
   const cover = await frameAt(covers.x!, 0, 1920, 1080, ["-protocol_whitelist", "file", "-f", "jpeg_pipe", "-i", covers.x!]);
   expect(near(cover(960, 540), MAGENTA, 60)).toBe(false);
 }, 300_000);
+
+testShared("a trailer gets the cards around the whole reel, not around each passage", async () => {
+  const look: BrandLook = {
+    logo_position: "top-right", logo_scale: 0.15, accent_color: "#FF8800", background_color: "#102030", caption_font: "DejaVu Sans",
+    intro_card: { seconds: 1, text: "Trailer" }, outro_card: { seconds: 1 },
+  };
+  const source = await probeMedia(join(SHARED_MEDIA, "talking_head_a.mp4"));
+  const words: Word[] = "we keep bees on the roof above the bus stop".split(" ").map((word, i) => ({ word, start: 0.5 + i * 0.45, end: 0.85 + i * 0.45, speaker: "Speaker 1" }));
+  const segments = [{ start: 0.5, end: 3, clip: 0 }, { start: 3, end: 5.5, clip: 0 }];
+  const t = await renderTrailer({ source, words, segments, look, cards: cardsOf(look), outPath: join(work, "trailer.mp4") });
+  // Two 2.5-s passages with one 0.3-s crossfade, and a 1-s card at each end.
+  expect(t.durationSeconds).toBeCloseTo(1 + 2.5 + 2.5 - 0.3 + 1, 1);
+  const at = async (s: number) => (await frameAt(t.path, s, 1080, 1920))(540, 960);
+  expect(near(await at(0.5), BG, 10)).toBe(true);
+  expect(near(await at(t.durationSeconds - 0.5), BG, 10)).toBe(true);
+  // The passages' joint (about 3.2 s in) is the recording, not a card.
+  for (const s of [2, 3.2, 5]) expect(near(await at(s), BG, 30)).toBe(false);
+}, 400_000);
