@@ -168,8 +168,8 @@ export const ClipSchema = z.object({
   thumbnail_urls: z.record(z.string(), z.string()).optional().describe("Extension: a JPEG cover per format, keyed like rendered_urls (the frame's size): a frame where the speaker's face is clear, mid-speech, with the clip's title in the brand's colours; an audiogram's is its card"),
   score: z.number().optional().describe("Extension: 0-100 highlight score"),
   reason: z.string().optional().describe("Extension: why the clip ranks where it does"),
-  captions_srt_url: z.string().optional().describe("Extension: the clip's captions as SRT, times relative to the clip"),
-  captions_vtt_url: z.string().optional().describe("Extension: the clip's captions as WebVTT, times relative to the clip"),
+  captions_srt_url: z.string().optional().describe("Extension: the clip's captions as SRT, times relative to the clip's file (shifted by cards.intro_seconds when it opens with a brand intro card)"),
+  captions_vtt_url: z.string().optional().describe("Extension: the clip's captions as WebVTT, times relative to the clip's file (shifted by cards.intro_seconds when it opens with a brand intro card)"),
   cards: z
     .object({ intro_seconds: z.number(), outro_seconds: z.number() })
     .optional()

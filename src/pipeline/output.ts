@@ -17,7 +17,7 @@ export interface StoredClip extends ClipContent {
   files: Record<string, string>;
   /** Extension: a cover image per format (keyed like files); jobs completed before thumbnails existed, and sandbox jobs, have none. */
   thumbnails?: Record<string, string>;
-  /** Extension: the clip's burned-in captions as SRT and WebVTT sidecars (times relative to the clip). */
+  /** Extension: the clip's burned-in captions as SRT and WebVTT sidecars (times relative to the clip's file, after any intro card). */
   captions?: { srt: string; vtt: string };
   /** Extension: seconds of the brand's intro and outro cards in the clip's files; absent when they have none. */
   cards?: ClipCardSeconds;
