@@ -23,7 +23,9 @@ const databaseUrl = freshSchemaUrl("cluster");
 const common = {
   CLIPYARD_DATABASE_URL: databaseUrl,
   CLIPYARD_SECRET_KEY: randomBytes(32).toString("base64"),
-  CLIPYARD_TIME_SCALE: "0.05",
+  // The 30-minute stall budget scales with it: 7.5 minutes here. At 0.05 (90 s) a job that waits out
+  // a killed worker's lease on a loaded CI machine failed as pipeline_stalled before it could finish.
+  CLIPYARD_TIME_SCALE: "0.25",
   // A dead worker's job is taken over 15 s after its last heartbeat. Shorter leases lapse on a
   // loaded CI machine (load 30 on 2 cores) while the worker is alive but starved: a heartbeat every
   // lease/4 s then arrives late and a live job is taken over, which the attempt counts below forbid.
