@@ -43,8 +43,14 @@ export CLIPYARD_TEST_POSTGRES_URL="$PG_URL"
 # after the other.
 CORES="$(nproc 2>/dev/null || echo 2)"
 PARALLEL="${CLIPYARD_TEST_PARALLEL:-$(( CORES < 4 ? CORES : 4 ))}"
+# test/timings.json holds each file's seconds from a whole run: bun cuts the workers' shares by it and
+# starts each worker's slowest file first (an idle one takes the slowest not yet started), so the two
+# workers end together instead of one starting the 9-minute file late. A file it does not list counts
+# as slow. CLIPYARD_TEST_UPDATE_TIMINGS=1 writes this run's durations back into it.
+TIMINGS=(--timings=test/timings.json)
+[ "${CLIPYARD_TEST_UPDATE_TIMINGS:-0}" = 1 ] && TIMINGS+=(--update-timings)
 echo "== bun test (${PARALLEL} at a time)" >&2
-bun test --timeout 120000 --parallel="$PARALLEL" "$@"
+bun test --timeout 120000 --parallel="$PARALLEL" "${TIMINGS[@]}" "$@"
 
 [ $# -eq 0 ] || exit 0
 status=0
