@@ -21,12 +21,14 @@ fi
 # A throwaway PostgreSQL for the test matrix and the cluster tests (scripts/cluster/postgres.sh).
 PG_DIR="$(mktemp -d)"
 SW_DIR="$(mktemp -d)"
+# Finished jobs that several end-to-end files start from, built once for this run (test/helpers/finished-job.ts).
+export CLIPYARD_TEST_JOB_CACHE="$(mktemp -d)"
 BIN_DIR="$(mktemp -d)"
 LOGS="$(mktemp -d)"
 cleanup() {
   bash scripts/cluster/postgres.sh stop "$PG_DIR" || true
   [ -n "${SW_PORT:-}" ] && SEAWEEDFS_PORT="$SW_PORT" bash scripts/cluster/seaweedfs.sh stop "$SW_DIR" || true
-  rm -rf "$PG_DIR" "$SW_DIR" "$BIN_DIR" "$LOGS"
+  rm -rf "$PG_DIR" "$SW_DIR" "$BIN_DIR" "$LOGS" "$CLIPYARD_TEST_JOB_CACHE"
 }
 trap cleanup EXIT
 for attempt in 1 2 3 4 5; do

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect } from "bun:test";
+import { expect } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeMedia } from "../../src/media/probe.ts";
@@ -6,9 +6,9 @@ import { snapToSentenceEdges } from "../../src/pipeline/highlights/clip-bounds.t
 import { splitSentences } from "../../src/pipeline/highlights/sentences.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { checkExports, cues } from "../helpers/exports.ts";
-import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
-import { startMediaServer } from "../helpers/media-server.ts";
-import { testShared } from "../helpers/shared.ts";
+import type { TestAppliance } from "../helpers/appliance.ts";
+import { CALL_TWO_CLIPS, finishedJob } from "../helpers/finished-job.ts";
+import { afterAllShared, testShared } from "../helpers/shared.ts";
 import { eventually } from "../helpers/wait.ts";
 
 /**
@@ -18,17 +18,8 @@ import { eventually } from "../helpers/wait.ts";
  * FCPXML and xmeml timelines, written again by the correction with every clip, read back with
  * OpenTimelineIO's FCP adapters; deleting a clip removes its files; nothing is billed.
  */
-const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
 let app: TestAppliance;
-let media: ReturnType<typeof startMediaServer>;
-beforeAll(async () => {
-  media = startMediaServer();
-  app = await startAppliance({ env: LAN });
-});
-afterAll(async () => {
-  await app.stop();
-  media.stop();
-});
+afterAllShared(() => app?.stop());
 
 /** A request; long renders are polled past the key's rate limit, so a 429 waits out its Retry-After and asks again. */
 async function call(method: string, path: string, opts: Parameters<TestAppliance["api"]>[2]) {
@@ -49,13 +40,13 @@ const bareWords = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}']+/u)
 const srtText = async (url: string) => cues(await (await fetch(url)).text()).map((c) => c.text).join(" ");
 
 testShared("a clip of one's own renders, a correction reaches a re-rendered clip's captions and the notes, and the timelines read back", async () => {
-  const key = app.key("editing-e2e", "live");
-  const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 2, min_clip_seconds: 5, max_clip_seconds: 14 } };
-  const submitted = await app.api("POST", "/v1/jobs", { key, body });
-  expect(submitted.status).toBe(202);
-  const id = submitted.json.id;
-  const job = await eventually(() => jobNow(key, id), (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 280_000, what: "the live job" });
+  // The live job on the call, shared with rerender.test.ts (test/helpers/finished-job.ts): this file starts from it finished.
+  const finished = await finishedJob(CALL_TWO_CLIPS.recording(), CALL_TWO_CLIPS.options);
+  app = finished.app;
+  const { key, id } = finished;
+  const job = await jobNow(key, id);
   expect(job.error).toBeNull();
+  expect(job.status).toBe("complete");
   expect(job.output.timeline_fcpxml_url).toBeDefined();
   const walletBefore = (await call("GET", "/v1/wallet", { key })).json;
   const machine = job.output.clips;

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeMedia } from "../../src/media/probe.ts";
 import { splitSentences } from "../../src/pipeline/highlights/sentences.ts";
-import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
-import { startMediaServer } from "../helpers/media-server.ts";
+import type { TestAppliance } from "../helpers/appliance.ts";
+import { CALL_TWO_CLIPS, finishedJob } from "../helpers/finished-job.ts";
 import { eventually } from "../helpers/wait.ts";
-import { beforeAllShared, afterAllShared, testShared } from "../helpers/shared.ts";
+import { afterAllShared, testShared } from "../helpers/shared.ts";
 
 /**
  * Re-render (issue #20) on a real live job: one clip gets another caption style and narrower
@@ -14,17 +14,8 @@ import { beforeAllShared, afterAllShared, testShared } from "../helpers/shared.t
  * clip's files change (the other clip's bytes are identical), the new files last exactly the
  * snapped bounds, the old URLs stop serving, and the wallet is not touched.
  */
-const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
-let app: TestAppliance;
-let media: ReturnType<typeof startMediaServer>;
-beforeAllShared(async () => {
-  media = startMediaServer();
-  app = await startAppliance({ env: LAN });
-});
-afterAllShared(async () => {
-  await app.stop();
-  media.stop();
-});
+let running: TestAppliance | undefined;
+afterAllShared(() => running?.stop());
 
 const sha = async (url: string) => {
   const res = await fetch(url);
@@ -37,16 +28,11 @@ async function hashes(clip: any): Promise<string[]> {
 }
 
 testShared("re-rendering one clip changes its caption style and bounds and nothing else", async () => {
-  const key = app.key("rerender-e2e", "live");
-  const body = {
-    source: { type: "video_url", url: media.url("two_speakers_call.wav") },
-    options: { clip_count: 2, min_clip_seconds: 5, max_clip_seconds: 14, caption_style: "karaoke" },
-  };
-  const submitted = await app.api("POST", "/v1/jobs", { key, body });
-  expect(submitted.status).toBe(202);
-  const id = submitted.json.id;
-  const job = await eventually(async () => (await app.api("GET", `/v1/jobs/${id}`, { key })).json, (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 280_000, what: "the live job" });
+  // The live job on the call, shared with editing.test.ts (test/helpers/finished-job.ts): this file starts from it finished.
+  const { app, key, id, job } = await finishedJob(CALL_TWO_CLIPS.recording(), CALL_TWO_CLIPS.options);
+  running = app;
   expect(job.error).toBeNull();
+  expect(job.status).toBe("complete");
   expect(job.output.clips.length).toBe(2);
   const [first, second] = job.output.clips;
   expect(first.caption_style).toBe("karaoke");

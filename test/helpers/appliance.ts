@@ -18,8 +18,9 @@ export interface TestAppliance extends Omit<Appliance, "api"> {
 }
 
 /** A real appliance (real SQLite, real HTTP server on a free port) in this process. */
-export async function startAppliance(opts: { clock?: Clock; env?: Record<string, string>; scheduler?: boolean } = {}): Promise<TestAppliance> {
-  const dataDir = mkdtempSync(join(tmpdir(), "clipyard-test-"));
+export async function startAppliance(opts: { clock?: Clock; env?: Record<string, string>; scheduler?: boolean; dataDir?: string; keepDataDir?: boolean } = {}): Promise<TestAppliance> {
+  // A given data folder is opened as it is (test/helpers/finished-job.ts hands one with a job in it).
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "clipyard-test-"));
   const config = loadConfig({ CLIPYARD_DATA_DIR: dataDir, CLIPYARD_PORT: "0", CLIPYARD_TIME_SCALE: "0.01", ...testDbEnv(dataDir), ...opts.env });
   const clock = opts.clock ?? systemClock;
   const appliance = buildAppliance(config, clock);
@@ -68,7 +69,7 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
       await appliance.feeds.stop();
       await appliance.api.stop(true);
       appliance.ctx.db.$client.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.keepDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
