@@ -11,7 +11,7 @@ import { signedInPage } from "../helpers/browser.ts";
 import { launchChromium, SCREENSHOTS } from "../helpers/chromium.ts";
 import { cues } from "../helpers/exports.ts";
 import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
-import { startMediaServer } from "../helpers/media-server.ts";
+import { CALL_TWO_CLIPS, finishedJob } from "../helpers/finished-job.ts";
 import { testShared } from "../helpers/shared.ts";
 import { eventually } from "../helpers/wait.ts";
 
@@ -23,20 +23,21 @@ import { eventually } from "../helpers/wait.ts";
  * clip's SRT holds the corrected word). Then the page's security: no CSRF token, another
  * organisation's session, escaped transcript text. Screenshots at 1280 and 390 px wide.
  */
+/**
+ * The appliance: the live test's own copy of a finished job (test/helpers/finished-job.ts), which the
+ * sandbox test after it uses too; that one starts a bare appliance when the live test was skipped.
+ */
 let app: TestAppliance;
 let browser: Browser;
-let media: ReturnType<typeof startMediaServer>;
+// A tenth of real time: the sandbox job takes seconds; the live job's stall watchdog still leaves it minutes.
+const TENTH = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "0.1" };
 
 beforeAll(async () => {
-  media = startMediaServer();
-  // A tenth of real time: the sandbox job takes seconds; the live job's stall watchdog still leaves it minutes.
-  app = await startAppliance({ env: { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "0.1" } });
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
   await app?.stop();
-  media?.stop();
 });
 
 /** The API, waiting out a 429 of the key's rate limit (the renders are polled for minutes on a loaded machine). */
@@ -53,17 +54,18 @@ const notice = (page: Page) => page.locator(".notice, .error").first().textConte
 const card = (page: Page, rank: number) => page.locator(`article[data-editor-clip="${rank}"]`);
 
 testShared("the job page edits clips: edges, a caption line, find and replace, a clip of one's own, delete; renders followed without a reload", async () => {
-  const key = app.key("editor-browser", "live");
-  const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 2, min_clip_seconds: 5, max_clip_seconds: 12 } };
-  const submitted = (await app.api("POST", "/v1/jobs", { key, body })).json;
-  const done = await eventually(() => jobOf(key, submitted.id), (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 280_000, what: "the live job" });
+  // The live job on the call that rerender.test.ts, editing.test.ts and review-rerender.test.ts start from too, finished.
+  const finished = await finishedJob(CALL_TWO_CLIPS.recording(), CALL_TWO_CLIPS.options, { env: TENTH });
+  app = finished.app;
+  const { key, id, org } = finished;
+  const done = await jobOf(key, id);
   expect(done.error).toBeNull();
+  expect(done.status).toBe("complete");
   const wallet = (await call("GET", "/v1/wallet", { key })).json;
-  const id = submitted.id as string;
   const first = done.output.clips[0];
   const w0 = words(id);
 
-  const page = await signedInPage(browser, app, "editor-browser");
+  const page = await signedInPage(browser, app, org);
   await page.setViewportSize({ width: 1280, height: 900 });
   const blocked: string[] = [];
   page.on("console", (m) => m.text().includes("Content Security Policy") && blocked.push(m.text()));
@@ -243,6 +245,7 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
 }, 600_000);
 
 test("without JavaScript, a sandbox job's page finds and replaces across the episode and deletes a clip with plain forms", async () => {
+  app ??= await startAppliance({ env: TENTH });
   const key = app.key("editor-nojs");
   const submitted = (await app.api("POST", "/v1/jobs", { key, body: VIDEO_BODY })).json;
   const done = await eventually(() => jobOf(key, submitted.id), (j) => j.status === "complete", { timeoutMs: 60_000, what: "the sandbox job" });

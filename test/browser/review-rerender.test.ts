@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { signedInPage } from "../helpers/browser.ts";
 import { launchChromium, SCREENSHOTS } from "../helpers/chromium.ts";
 import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
-import { startMediaServer } from "../helpers/media-server.ts";
+import { CALL_TWO_CLIPS, finishedJob } from "../helpers/finished-job.ts";
 import { startReceiver } from "../helpers/receiver.ts";
 import { eventually } from "../helpers/wait.ts";
 import { testShared } from "../helpers/shared.ts";
@@ -15,26 +15,28 @@ import { testShared } from "../helpers/shared.ts";
  * job from the dashboard's job page. Screenshots go to test/browser/screenshots/ to be looked at.
  */
 let app: TestAppliance;
+/** The live job's appliance: its own copy of a finished job (test/helpers/finished-job.ts). */
+let live: TestAppliance | undefined;
 let browser: Browser;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let media: ReturnType<typeof startMediaServer>;
 
+// A tenth of real time: the sandbox job takes seconds, not a minute, while the stall watchdog (3 min
+// at this scale) still leaves the live job all the time it needs.
+const TENTH = { CLIPYARD_TIME_SCALE: "0.1", CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1" };
 beforeAll(async () => {
   receiver = await startReceiver();
-  media = startMediaServer();
-  // A tenth of real time: the sandbox job takes seconds, not a minute, while the stall watchdog (3 min
-  // at this scale) still leaves the live job all the time it needs.
-  app = await startAppliance({ env: { CLIPYARD_TIME_SCALE: "0.1", CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1" } });
+  app = await startAppliance({ env: TENTH });
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
   await app?.stop();
+  await live?.stop();
   receiver?.stop();
-  media?.stop();
 });
 
-const job = (key: string, id: string) => app.api("GET", `/v1/jobs/${id}`, { key }).then((r) => r.json);
+const jobOn = (on: TestAppliance, key: string, id: string) => on.api("GET", `/v1/jobs/${id}`, { key }).then((r) => r.json);
+const job = (key: string, id: string) => jobOn(app, key, id);
 
 test("share page: a guest approves one clip and rejects another with the buttons", async () => {
   const key = app.key("guest-review-browser");
@@ -66,20 +68,23 @@ test("share page: a guest approves one clip and rejects another with the buttons
 }, 120_000);
 
 testShared("dashboard job page: Re-render gives one clip of a live job a new caption style; the other stays", async () => {
-  const key = app.key("rerender-browser", "live");
-  const body = { source: { type: "video_url", url: media.url("two_speakers_call.wav") }, options: { clip_count: 2, min_clip_seconds: 5, max_clip_seconds: 14 } };
-  const submitted = (await app.api("POST", "/v1/jobs", { key, body })).json;
-  const done = await eventually(() => job(key, submitted.id), (j) => j.status === "complete" || j.status === "failed", { timeoutMs: 280_000, what: "the live job" });
+  // The live job on the call that rerender.test.ts and editing.test.ts start from too, finished.
+  const finished = await finishedJob(CALL_TWO_CLIPS.recording(), CALL_TWO_CLIPS.options, { env: TENTH });
+  live = finished.app;
+  const { key, org, id } = finished;
+  const now = () => jobOn(finished.app, key, id);
+  const done = await now();
   expect(done.error).toBeNull();
+  expect(done.status).toBe("complete");
   // The guest rejects clip 2 (a script holding the link); the job page shows the decision.
   const rejected = await fetch(`${done.output.guest_share_url}/clips/2/review`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "decision=reject" });
   expect(rejected.status).toBe(303);
-  const [first, second] = (await job(key, submitted.id)).output.clips;
+  const [first, second] = (await now()).output.clips;
   expect(second.review.decision).toBe("rejected");
   expect(second).toBeDefined();
-  const page = await signedInPage(browser, app, "rerender-browser");
-  await page.goto(`${app.baseUrl}/dashboard/jobs`);
-  await page.getByRole("link", { name: submitted.id }).click();
+  const page = await signedInPage(browser, finished.app, org);
+  await page.goto(`${finished.app.baseUrl}/dashboard/jobs`);
+  await page.getByRole("link", { name: id }).click();
   await expect(page.locator('tr[data-clip="1"] [data-review]').textContent()).resolves.toBe("not reviewed");
   await expect(page.locator('tr[data-clip="2"] [data-review]').getAttribute("data-review")).resolves.toBe("rejected");
   await page.getByLabel("Caption style of clip 1").selectOption("boxed");
@@ -89,7 +94,7 @@ testShared("dashboard job page: Re-render gives one clip of a live job a new cap
   expect(await page.locator(".notice, .error").first().textContent()).toContain("Re-render queued");
   // A poll the key's rate limit turns away (429, no output) is one more poll, not a failure: the render
   // can outlast the limit's window on a loaded machine.
-  const after = await eventually(() => job(key, submitted.id), (j) => ["complete", "failed"].includes(j.output?.clips?.[0]?.render?.status), { timeoutMs: 200_000, what: "the re-render" });
+  const after = await eventually(() => now(), (j) => ["complete", "failed"].includes(j.output?.clips?.[0]?.render?.status), { timeoutMs: 200_000, what: "the re-render" });
   expect(after.output.clips[0]).toMatchObject({ caption_style: "boxed", render: { status: "complete", error: null } });
   expect(after.output.clips[0].rendered_urls.x).not.toBe(first.rendered_urls.x);
   expect(after.output.clips[1]).toEqual(second);

@@ -27,8 +27,9 @@ import { sharedFile } from "./shared.ts";
 import { eventually } from "./wait.ts";
 
 /**
- * Two 5-14 s karaoke clips of the shared phone call: the job test/e2e/rerender.test.ts and
- * test/e2e/editing.test.ts both start from (a recording path is read only inside a shared test).
+ * Two 5-14 s karaoke clips of the shared phone call: the job test/e2e/rerender.test.ts,
+ * test/e2e/editing.test.ts, test/browser/review-rerender.test.ts and test/browser/editor-page.test.ts
+ * start from (a recording path is read only inside a shared test).
  */
 export const CALL_TWO_CLIPS = {
   recording: () => sharedFile("two_speakers_call.wav"),
@@ -42,6 +43,8 @@ const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLI
 export interface FinishedJob {
   /** An appliance of the caller's own on its own copy of the job's data folder; the caller stops it. */
   app: TestAppliance;
+  /** The organisation that owns the job (a dashboard sign-in names it). */
+  org: string;
   key: string;
   id: string;
   /** The job as this appliance presents it (its URLs on this appliance's address). */
@@ -50,14 +53,16 @@ export interface FinishedJob {
 
 /**
  * A live job on `recording` (a local media file, served to the appliance over HTTP as a video_url
- * source) with `options`, complete or failed, in an appliance of the caller's own.
+ * source) with `options`, complete or failed, in an appliance of the caller's own. `env` is laid over
+ * that appliance's settings (a shared job itself is always built with the same ones).
  */
-export async function finishedJob(recording: string, options: Record<string, unknown>, opts: { timeoutMs?: number } = {}): Promise<FinishedJob> {
+export async function finishedJob(recording: string, options: Record<string, unknown>, opts: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<FinishedJob> {
   const timeoutMs = opts.timeoutMs ?? 280_000;
+  const env = { ...LAN, ...opts.env };
   const root = process.env.CLIPYARD_TEST_JOB_CACHE;
   // PostgreSQL keeps the job's rows outside the data folder, where a copy of the folder cannot follow.
   if (!root || TEST_DATABASE_URL) {
-    const app = await startAppliance({ env: LAN });
+    const app = await startAppliance({ env });
     const id = await runJob(app, recording, options, timeoutMs);
     return presentTo(app, id);
   }
@@ -66,14 +71,14 @@ export async function finishedJob(recording: string, options: Record<string, unk
   const dataDir = mkdtempSync(join(tmpdir(), "clipyard-test-"));
   cpSync(join(built, "data"), dataDir, { recursive: true });
   rerootCheckpoint(dataDir, readFileSync(join(built, "built-in"), "utf8"), id);
-  return presentTo(await startAppliance({ env: LAN, dataDir }), id);
+  return presentTo(await startAppliance({ env, dataDir }), id);
 }
 
 async function presentTo(app: TestAppliance, id: string): Promise<FinishedJob> {
   const key = app.key(ORG, "live");
   const res = await app.api("GET", `/v1/jobs/${id}`, { key });
   if (res.status !== 200) throw new Error(`the finished job ${id} is not readable in its copy: ${res.status} ${res.text}`);
-  return { app, key, id, job: res.json };
+  return { app, org: ORG, key, id, job: res.json };
 }
 
 /** Submits the job through the API and waits until it is complete or failed; returns its id. */
