@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { JobErrorCode } from "../errors.ts";
 import type { JobRow } from "../db/schema.ts";
 import type { StoredOutput } from "./output.ts";
@@ -55,7 +55,21 @@ export interface Checkpoint<S> {
 
 export function readCheckpoint<S>(workDir: string): Checkpoint<S> | undefined {
   const path = join(workDir, "checkpoint.json");
-  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Checkpoint<S>) : undefined;
+  return existsSync(path) ? withLocalSource(workDir, JSON.parse(readFileSync(path, "utf8")) as Checkpoint<S>) : undefined;
+}
+
+/**
+ * The checkpoint names the acquired source by its absolute path, but the data folder may have moved
+ * since (`clipyard restore` into another folder or onto another machine, an operator's `mv`): a
+ * source acquired into the job's own folder is found there again, so the job resumes and its clips
+ * re-render. A path outside it (the CLI's own input file) is left as it was.
+ */
+function withLocalSource<S>(workDir: string, cp: Checkpoint<S>): Checkpoint<S> {
+  const source = (cp.state as { source?: { path?: unknown } } | undefined)?.source;
+  if (!source || typeof source.path !== "string" || existsSync(source.path)) return cp;
+  const here = join(workDir, "source", basename(source.path));
+  if (existsSync(here)) source.path = here;
+  return cp;
 }
 
 export function writeCheckpoint<S>(workDir: string, cp: Checkpoint<S>): void {

@@ -166,6 +166,8 @@ for (const backend of backends) {
       const dir = join(work, `${backend.name}-running`);
       expect(clipyard(a.env, "backup", dir).code).toBe(0);
       await a.kill9();
+      // Another machine: nothing of the first data folder is left for the resumed job to read.
+      rmSync(a.dataDir, { recursive: true, force: true });
       const saved = JSON.parse(readFileSync(join(dir, "files", "jobs", job.id, "checkpoint.json"), "utf8"));
       expect(saved.done.length).toBeGreaterThan(0);
 
