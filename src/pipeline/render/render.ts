@@ -3,22 +3,22 @@
  * captions and loudness normalisation in a single encode. The framing and filter-graph choices are
  * pure functions (render/graph.ts); this module runs ffmpeg.
  */
-import { rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { boldFontFor, ffmpeg, fontFile, mediaInput } from "../../media/ffmpeg.ts";
+import { join } from "node:path";
+import { boldFontFor, ffmpeg, mediaInput } from "../../media/ffmpeg.ts";
 import { scratchDir } from "../../scratch.ts";
 import { detectEngine, videoEncoderArgs, DEFAULT_QUALITY, type EncodeQuality } from "../../media/ffmpeg-engine.ts";
 import { CLIP_LOUDNESS, normalizeAudio } from "../../media/ffmpeg-loudness.ts";
 import { decodeWindow } from "../../media/decode-audio.ts";
-import { assEventSpans, buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
-import { FORMATS, videoFilter, type ClipFormat, type CropPath } from "./graph.ts";
+import type { CaptionStyle } from "./captions.ts";
+import { FORMATS, type ClipFormat, type CropPath } from "./graph.ts";
 import { planSpeakerCrop, type SpeakerCropPlan } from "./crop.ts";
 import { CAPTION_FONTS, DEFAULT_LOOK, ffmpegColour, type BrandLook } from "./brand.ts";
-import { imageInput } from "../../media/image.ts";
 import { ModelNotAvailableError } from "../../models/store.ts";
 import { log } from "../../log.ts";
-import { audiogramFilter, type AudiogramCard } from "./audiogram.ts";
+import type { AudiogramCard } from "./audiogram.ts";
+import { encodeClipVideo } from "./clip-video.ts";
 import { joinWithCards, type CardTiming, type ClipCards } from "./cards.ts";
 import type { MediaInfo, Word } from "../types.ts";
 
@@ -60,7 +60,7 @@ export interface RenderRequest {
 }
 
 /** Only 9:16 output from a wider video needs a crop decision; "speaker" runs face analysis. */
-async function resolveCrop(req: RenderRequest, onPlan?: (plan: SpeakerCropPlan) => void): Promise<CropPath | undefined> {
+export async function resolveCrop(req: RenderRequest, onPlan?: (plan: SpeakerCropPlan) => void): Promise<CropPath | undefined> {
   const { source, format } = req;
   const needsCrop = source.hasVideo && format === "linkedin" && (source.width ?? 0) / (source.height ?? 1) > (9 / 16) * 1.05;
   if (!needsCrop || req.crop === "centre") return undefined;
@@ -129,11 +129,9 @@ export async function renderClipFormats(
     const t0 = performance.now();
     const took: Record<string, number> = {};
     const lap = (name: string) => (took[name] = Math.round(performance.now() - t0));
-    const fontsDir = dirname(fontFile("DejaVuSans-Bold.ttf"));
     const look = req.look ?? DEFAULT_LOOK;
     const boldFont = boldFontFor(req.card ? [req.card.title, ...(req.card.speakers ?? []).map((s) => s.name)].join(" ") : "", CAPTION_FONTS[look.caption_font]);
     const card = req.card && { ...req.card, background: ffmpegColour(look.background_color), accent: ffmpegColour(look.accent_color) };
-    const logo = look.logo ? { look, input: "1:v" } : undefined;
     const encoded = outputs.map(() => 0);
     const progress = (i: number, seconds: number) => {
       encoded[i] = Math.min(1, Math.max(encoded[i]!, seconds / duration));
@@ -147,28 +145,13 @@ export async function renderClipFormats(
     const audio = normalizeAudio(req.source.path, window, audioPath, { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS })
       .finally(() => lap("audioMs"));
     const videos = outputs.map(async ({ format }, i) => {
-      const frame = FORMATS[format];
-      const assPath = join(work, `captions-${i}.ass`);
-      const videoPath = join(work, `video-${i}.mp4`);
-      const ass = buildAss(req.words, { frame, style: req.style ?? DEFAULT_CAPTION_STYLE, offset: req.start, duration, font: look.caption_font });
-      await writeFile(assPath, ass);
       const crop = await resolveCrop({ ...req, format }, events.onCropPlan);
       if (crop) lap(`${format}FramingMs`);
-      const graph = req.source.hasVideo
-        ? videoFilter({ source: req.source, format, crop, clipStart: req.start, fps: q.fps, assPath, fontsDir, suffix: enc.filterSuffix, logo })
-        : audiogramFilter({
-            frame, card, logo, clipStart: req.start, fps: q.fps ?? 25, duration, audio: (await waveformAudio)!,
-            assPath, captionSpans: assEventSpans(ass), fontsDir, boldFont, suffix: enc.filterSuffix,
-          });
-      await ffmpeg([
-        "-y", ...enc.inputArgs,
-        "-ss", req.start.toFixed(3), "-t", duration.toFixed(3), ...mediaInput(req.source.path),
-        ...(look.logo ? imageInput(look.logo.path, "png") : []),
-        "-filter_complex", graph, "-map", "[vout]", "-an",
-        ...enc.args,
-        "-t", duration.toFixed(3),
-        videoPath,
-      ], { onProgress: events.onProgress && ((seconds) => progress(i, seconds)) });
+      const videoPath = await encodeClipVideo({
+        source: req.source, words: req.words, start: req.start, duration, format, style: req.style, look, crop, fps: q.fps, enc, work, name: `video-${i}`,
+        audiogram: req.source.hasVideo ? undefined : { card, boldFont, waveform: (await waveformAudio)! },
+        onProgress: events.onProgress && ((seconds) => progress(i, seconds)),
+      });
       lap(`${format}VideoMs`);
       return videoPath;
     });
