@@ -23,6 +23,7 @@ import { lookOf, type BrandLook, type BrandSnapshot } from "./render/brand.ts";
 import { renderClipCovers } from "./render/cover.ts";
 import { cardsOf, type CardTiming } from "./render/cards.ts";
 import type { SpeakerCropPlan } from "./render/crop.ts";
+import type { CropPath } from "./render/graph.ts";
 import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
 import { isOutOfSpace } from "../storage/disk-space.ts";
 import { planTrailer, renderTrailer } from "./render/trailer.ts";
@@ -111,6 +112,10 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
   const outDir = opts.outDir ?? ((job: JobRow) => jobOutputDir(config.dataDir, job.id));
   const options = (job: JobRow) => JSON.parse(job.options) as LiveOptions;
   const vocabulary = (job: JobRow) => mergeVocabulary(options(job).vocabulary, opts.orgVocabulary?.(job));
+  // Each rendered clip's 9:16 framing, in `rendered` order, for the trailer's segments inside it to
+  // reuse rather than analyse faces again. Held by the run's state object, not checkpointed: a job
+  // resumed after the render stage analyses the trailer's passages afresh.
+  const clipFraming = new WeakMap<LiveState, (CropPath | undefined)[]>();
 
   const stages = (job: JobRow): Stage<LiveState>[] => [
     {
@@ -207,6 +212,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         }
         mkdirSync(outDir(job), { recursive: true });
         const rendered: NonNullable<LiveState["rendered"]> = [];
+        const framing: (CropPath | undefined)[] = [];
+        clipFraming.set(ctx.state, framing);
         for (const [i, clip] of plan.clips.entries()) {
           const files: Record<string, string> = {};
           const paths: Partial<Record<ClipFormat, string>> = {};
@@ -238,6 +245,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
             const thumbnails = await clipThumbnails({ source, words: transcript.words, clip, look, faces, paths, base: join(outDir(job), `clip${i + 1}`), warnings: ctx.state.warnings, rank: i + 1, introSeconds: cards?.intro });
             ctx.report((i + 1) / plan.clips.length);
             rendered.push({ plan: clip, files, ...(thumbnails ? { thumbnails } : {}), ...(cards ? { cards } : {}) });
+            framing.push(faces?.path);
           } catch (err) {
             // A full disk fails the job rather than completing it, and charging for it, with fewer clips.
             if (ctx.signal.aborted || isOutOfSpace(err)) throw err;
@@ -264,7 +272,8 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           const passages = [...rendered.map((r) => r.plan), ...(ctx.state.trailerExtras ?? [])];
           const segments = planTrailer(passages.map((p) => ({ start: p.start_time, end: p.end_time })), transcript.words);
           const look = await lookOf(ctx.state.brand, config.dataDir, opts.store);
-          const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, look, cards: cardsOf(look), outPath: join(outDir(job), "trailer.mp4") });
+          const passageCrops = clipFraming.get(ctx.state);
+          const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, look, cards: cardsOf(look), passageCrops, outPath: join(outDir(job), "trailer.mp4") });
           ctx.state.trailer = { file: "job:trailer.mp4", duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
         } catch (err) {
           if (ctx.signal.aborted || isOutOfSpace(err)) throw err;

@@ -10,7 +10,9 @@ import { ffmpeg, ffprobeJson, mediaInput } from "../../src/media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { joinVideoCrossfaded, pieceGraph, planJoin, probeSegments, videoCrossfadeChain } from "../../src/pipeline/render/trailer-join.ts";
-import { renderTrailer, trailerDuration } from "../../src/pipeline/render/trailer.ts";
+import { renderTrailer, segmentEncoder, trailerDuration } from "../../src/pipeline/render/trailer.ts";
+import { DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render/render.ts";
+import { CLIP_LOUDNESS, meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
 import { talkingHeadsPair } from "../helpers/compositions.ts";
 import { peakChildRss } from "../helpers/process-memory.ts";
 import { testShared } from "../helpers/shared.ts";
@@ -75,7 +77,40 @@ describe("trailer join", () => {
     expect(Number(v.duration)).toBeCloseTo(planned, 1);
     expect(Number(a.duration)).toBeCloseTo(planned, 1);
     expect(t.durationSeconds).toBeCloseTo(planned, 1);
+    // The sound is normalised once, after the crossfades, to the clips' delivery target.
+    const loud = await meterEbur128(out);
+    expect(Math.abs(loud.integrated - CLIP_LOUDNESS.i)).toBeLessThanOrEqual(CLIP_LOUDNESS.tolerance);
+    expect(loud.truePeak).toBeLessThanOrEqual(CLIP_LOUDNESS.tp);
   }, 300000);
+
+  test("renderTrailer: sentences from a quiet and a loud passage play equally loud", async () => {
+    // 6 s of tone 20 dB under the next 6 s: one segment from each half.
+    const src = join(dir, "quiet-loud.mp4");
+    await ffmpeg([
+      "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=12", "-f", "lavfi", "-i", "sine=f=330:d=12:sample_rate=48000",
+      "-af", "volume='if(lt(t,6),0.03,0.3)':eval=frame", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "128k", "-shortest", src,
+    ]);
+    const source = await probeMedia(src);
+    const segments = [{ start: 1, end: 5, clip: 0 }, { start: 7, end: 11, clip: 1 }];
+    const words = [1.2, 7.2].map((t) => ({ word: "tone", start: t, end: t + 0.4, speaker: "Speaker 1" }));
+    const out = join(dir, "quiet-loud-trailer.mp4");
+    // Framing given for both passages (a fixed window), as a live job passes its clips' own.
+    const fixed = { mode: "track" as const, width: 100, height: 180, keyframes: [{ t: 0, x: 110, y: 0 }] };
+    await renderTrailer({ source, words, segments, outPath: out, quality: { preset: "ultrafast" }, passageCrops: [fixed, fixed] });
+    const first = await meterEbur128(out, { window: { start: 0.5, duration: 3 } });
+    const second = await meterEbur128(out, { window: { start: 4.5, duration: 3 } });
+    expect(Math.abs(first.integrated - second.integrated)).toBeLessThan(1);
+    const whole = await meterEbur128(out);
+    expect(Math.abs(whole.integrated - CLIP_LOUDNESS.i)).toBeLessThanOrEqual(CLIP_LOUDNESS.tolerance);
+  }, 300000);
+
+  test("trailer segments are kept losslessly for the join's one lossy encode", async () => {
+    const src = await segment("lossless-src.mp4", 1.2, "320x180");
+    const enc = segmentEncoder("libx264", DEFAULT_RENDER_QUALITY);
+    const out = join(dir, "lossless.mp4");
+    await ffmpeg(["-y", ...mediaInput(src), "-filter_complex", `[0:v]null${enc.filterSuffix}[v]`, "-map", "[v]", ...enc.args, out]);
+    expect(await frameHashes([out], "[0:v]null[v]")).toEqual(await frameHashes([src], "[0:v]null[v]"));
+  }, 120000);
 
   test("the embedded WebAssembly engine joins too", async () => {
     const parts = await Promise.all([1.2, 1.6].map((s, i) => segment(`wasm${i}.mp4`, s)));

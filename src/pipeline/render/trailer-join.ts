@@ -81,14 +81,14 @@ export function videoCrossfadeChain(durations: number[], crossfade: number, out 
   return parts.join(";");
 }
 
-/** acrossfade chain over n inputs' audio, ending in [aout]. */
-export function audioCrossfadeChain(n: number, crossfade: number): string {
-  if (n === 1) return "[0:a]anull[aout]";
+/** acrossfade chain over n inputs' audio (labelled by `input`, default the inputs' own audio), ending in [aout]. */
+export function audioCrossfadeChain(n: number, crossfade: number, input = (i: number) => `[${i}:a]`): string {
+  if (n === 1) return `${input(0)}anull[aout]`;
   const parts: string[] = [];
-  let a = "[0:a]";
+  let a = input(0);
   for (let i = 1; i < n; i++) {
     const ao = i === n - 1 ? "[aout]" : `[a${i}]`;
-    parts.push(`${a}[${i}:a]acrossfade=d=${crossfade}:c1=tri:c2=tri${ao}`);
+    parts.push(`${a}${input(i)}acrossfade=d=${crossfade}:c1=tri:c2=tri${ao}`);
     a = ao;
   }
   return parts.join(";");

@@ -1,18 +1,21 @@
 /**
  * Trailer: a vertical reel of whole sentences taken from the best clips, joined with short
  * crossfades. planTrailer is pure (which sentences, in which order); renderTrailer renders each
- * segment with the clip renderer (captions, loudness) and joins them (trailer-join.ts).
+ * segment's picture as the clip renderer does (encodeClipVideo: framing, captions, brand) and joins
+ * them (trailer-join.ts), with the sound cut from the source and normalised once.
  */
 import { DEFAULT_LOOK, type BrandLook } from "./brand.ts";
 import { joinWithCards, type ClipCards } from "./cards.ts";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ffmpeg, ffprobeJson, mediaInput } from "../../media/ffmpeg.ts";
+import { ffmpeg, mediaInput } from "../../media/ffmpeg.ts";
 import { scratchDir } from "../../scratch.ts";
 import { probeMedia } from "../../media/probe.ts";
-import { detectEngine, videoEncoderArgs } from "../../media/ffmpeg-engine.ts";
-import { CLIP_LOUDNESS, normalizeAudio } from "../../media/ffmpeg-loudness.ts";
-import { FORMATS, renderClip, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render.ts";
+import { detectEngine, videoEncoderArgs, type H264Encoder } from "../../media/ffmpeg-engine.ts";
+import { bandFilter, CLIP_LOUDNESS, isSilent, meterEbur128, normalizeAudio } from "../../media/ffmpeg-loudness.ts";
+import { FORMATS, renderClip, resolveCrop, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render.ts";
+import { encodeClipVideo, type VideoEncoder } from "./clip-video.ts";
+import type { CropPath } from "./graph.ts";
 import type { CaptionStyle } from "./captions.ts";
 import type { AudiogramCard } from "./audiogram.ts";
 import type { MediaInfo, Word } from "../types.ts";
@@ -106,6 +109,7 @@ export interface TrailerRequest {
   words: Word[];
   segments: TrailerSegment[];
   style?: CaptionStyle;
+  /** Audio-only sources: the audiogram's card (each segment is then a clip render of its own). */
   card?: AudiogramCard;
   outPath: string;
   quality?: Partial<RenderQuality>;
@@ -114,31 +118,93 @@ export interface TrailerRequest {
   look?: BrandLook;
   /** Intro/outro cards around the whole trailer (never around its pieces). */
   cards?: ClipCards;
+  /**
+   * The 9:16 framing already planned for a passage, by its rank (TrailerSegment.clip): a rendered
+   * clip's own speaker crop (RenderEvents.onCropPlan). Its segments then need no face analysis.
+   */
+  passageCrops?: (CropPath | undefined)[];
 }
 
+/**
+ * Segments are encoded once more by the join, so they are kept losslessly (x264 at QP 0, its
+ * fastest preset): the join's encode is then the only lossy one, and the lossless encode costs
+ * about a third less CPU than the delivery settings (docs/benchmarks/render.md). Hardware encoders
+ * cost the CPU little either way and keep their own settings.
+ */
+export function segmentEncoder(encoder: H264Encoder, q: RenderQuality): VideoEncoder {
+  if (encoder !== "libx264") return videoEncoderArgs(encoder, q);
+  return { inputArgs: [], filterSuffix: ",format=yuv420p", args: ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "0"] };
+}
+
+/**
+ * The 9:16 framing of each passage the segments come from: one face analysis over the span of a
+ * passage's segments (they are sentences of one passage, mostly back to back), or the passage's
+ * framing as given; undefined where a centred crop is right (resolveCrop).
+ */
+async function framingByPassage(req: TrailerRequest): Promise<Map<number, CropPath | undefined>> {
+  const crops = new Map<number, CropPath | undefined>();
+  for (const clip of new Set(req.segments.map((s) => s.clip))) {
+    const own = req.segments.filter((s) => s.clip === clip);
+    const start = Math.min(...own.map((s) => s.start));
+    const end = Math.max(...own.map((s) => s.end));
+    const crop = req.passageCrops?.[clip] ?? "speaker";
+    crops.set(clip, await resolveCrop({ source: req.source, words: req.words, start, end, format: "linkedin", crop }));
+  }
+  return crops;
+}
+
+/**
+ * Each segment's gain to the delivery loudness, so that sentences from quieter and louder passages
+ * play alike; the joined audio is then normalised once (limiter, target, true peak). A silent
+ * segment keeps its level.
+ */
+async function segmentGains(req: TrailerRequest): Promise<number[]> {
+  const gains: number[] = [];
+  for (const s of req.segments) {
+    const { integrated } = await meterEbur128(req.source.path, { window: { start: s.start, duration: s.end - s.start }, preFilter: bandFilter(), truePeak: false });
+    gains.push(isSilent(integrated) ? 0 : CLIP_LOUDNESS.i - integrated);
+  }
+  return gains;
+}
+
+/**
+ * Renders the segments' pictures (captions, framing, brand) and joins them with crossfades
+ * (trailer-join.ts); the sound is cut from the source, levelled per segment, crossfaded alike and
+ * normalised once.
+ */
 export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number }> {
+  if (!req.source.hasAudio) throw new Error(`source ${req.source.path} has no audio to render`);
   const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
   const xf = req.crossfadeSeconds ?? DEFAULT_TRAILER.crossfadeSeconds;
   const work = await scratchDir("trailer");
   try {
-    const parts: string[] = [];
-    for (const [i, s] of req.segments.entries()) {
-      parts.push(await renderClip({
-        source: req.source, words: req.words, start: s.start, end: s.end, format: "linkedin",
-        style: req.style, card: req.card, quality: q, look: req.look, outPath: join(work, `seg${i}.mp4`),
-      }));
-    }
     const engine = await detectEngine();
     const enc = videoEncoderArgs(engine.encoder, q);
+    const crops = await framingByPassage(req);
+    const parts: string[] = [];
+    for (const [i, s] of req.segments.entries()) {
+      parts.push(await (req.source.hasVideo
+        ? encodeClipVideo({
+            source: req.source, words: req.words, start: s.start, duration: s.end - s.start, format: "linkedin",
+            style: req.style, look: req.look, crop: crops.get(s.clip), fps: q.fps, enc: segmentEncoder(engine.encoder, q), work, name: `seg${i}`,
+          })
+        : renderClip({
+            source: req.source, words: req.words, start: s.start, end: s.end, format: "linkedin",
+            style: req.style, card: req.card, quality: q, look: req.look, outPath: join(work, `seg${i}.mp4`),
+          })));
+    }
     const video = join(work, "video.mp4");
     await joinVideoCrossfaded(parts, xf, enc, work, video);
-    // Audio is small: one graph over all segments costs a few MB per minute of trailer.
+    // Audio is small: one graph over all segments' windows costs a few MB per minute of trailer.
+    // Float, because a segment's gain may take its peaks past full scale before the limiter.
+    const gains = await segmentGains(req);
     const joined = join(work, "joined.wav");
+    const levelled = gains.map((g, i) => `[${i}:a]${bandFilter()},volume=${g.toFixed(2)}dB[l${i}]`).join(";");
     await ffmpeg([
-      "-y", ...parts.flatMap((p) => mediaInput(p)), "-filter_complex", audioCrossfadeChain(parts.length, xf),
-      "-map", "[aout]", "-c:a", "pcm_s16le", "-ar", "48000", "-f", "wav", joined,
+      "-y", ...req.segments.flatMap((s) => ["-ss", s.start.toFixed(3), "-t", (s.end - s.start).toFixed(3), ...mediaInput(req.source.path)]),
+      "-filter_complex", `${levelled};${audioCrossfadeChain(req.segments.length, xf, (i) => `[l${i}]`)}`,
+      "-map", "[aout]", "-c:a", "pcm_f32le", "-ar", "48000", "-f", "wav", joined,
     ]);
-    // Crossfades change the programme loudness a little; one more normalisation on audio only.
     const audio = await normalizeAudio(joined, {}, join(work, "audio.m4a"), { bitrateKbps: q.audioBitrateKbps, channels: q.audioChannels }, { target: CLIP_LOUDNESS });
     if (req.cards) {
       await joinWithCards({ cards: req.cards, look: req.look ?? DEFAULT_LOOK, frame: FORMATS.linkedin, video, audio: audio.path, enc, audioBitrateKbps: q.audioBitrateKbps, audioChannels: q.audioChannels, out: req.outPath });
