@@ -8,13 +8,16 @@
  * whether the other engines and the warnings agree (less the documented engine differences,
  * test/helpers/parity.ts), the warnings themselves, WER against .ref.txt where there is one, and the
  * wall time (noisy on a shared machine).
- * Usage: bun scripts/bench/parity.ts [--only jfk,two_speakers_call] [--binary PATH]
+ * Usage: bun scripts/bench/parity.ts [--only jfk,two_speakers_call] [--binary PATH] [--keep DIR] [--source-from DIR]
+ * (--keep: write both paths' outputs under DIR and leave them, to compare transcript.json and job.json;
+ * --source-from: the source path's outputs from an earlier --keep DIR instead of running it again, for a
+ * change that touches only the binary's recogniser; a recording that failed there is run again)
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
-import { buildBinaryInto, enginesBesidesRecogniser, linkModels, pathWithoutPython, ROOT, runProcess, warningsBesidesEngine, type ProcessRun } from "../../test/helpers/parity.ts";
+import { buildBinaryInto, enginesBesidesRecogniser, linkModels, pathWithoutPython, ROOT, runProcess, summariseRun, warningsBesidesEngine, type ProcessRun } from "../../test/helpers/parity.ts";
 import { sameSpelling, wordErrorRate } from "./asr-scoring.ts";
 import { table } from "./load.ts";
 
@@ -23,12 +26,14 @@ const arg = (name: string) => {
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
 const only = arg("--only")?.split(",");
+const sourceFrom = arg("--source-from");
 const recordings = readdirSync(SHARED_MEDIA)
   .filter((f) => /\.(wav|mp4)$/.test(f))
   .filter((f) => !only || only.includes(f.replace(/\.\w+$/, "")))
   .sort();
 
-const work = mkdtempSync(join(tmpdir(), "clipyard-bench-parity-"));
+const keep = arg("--keep");
+const work = keep ? (mkdirSync(keep, { recursive: true }), keep) : mkdtempSync(join(tmpdir(), "clipyard-bench-parity-"));
 try {
   const dir = join(work, "empty");
   const models = join(work, "models");
@@ -47,7 +52,12 @@ try {
     const ref = join(SHARED_MEDIA, `${name}.ref.txt`);
     const runs: Array<[string, ProcessRun]> = [
       ["binary, no Python", await runProcess([binary], file, join(work, `${name}-binary`), { cwd: work, env: binaryEnv })],
-      ["source + runtime", await runProcess(["bun", "run", join(ROOT, "src/main.ts")], file, join(work, `${name}-source`), { cwd: ROOT, env: sourceEnv })],
+      [
+        "source + runtime",
+        sourceFrom && existsSync(join(sourceFrom, `${name}-source`, "job.json"))
+          ? summariseRun(join(sourceFrom, `${name}-source`), { code: 0, stderr: "", seconds: NaN })
+          : await runProcess(["bun", "run", join(ROOT, "src/main.ts")], file, join(work, `${name}-source`), { cwd: ROOT, env: sourceEnv }),
+      ],
     ];
     const [b, s] = [runs[0]![1], runs[1]![1]];
     const agree = (x: unknown, y: unknown) => (JSON.stringify(x) === JSON.stringify(y) ? "same" : "DIFFER");
@@ -64,7 +74,7 @@ try {
         warnings: r.warnings ? `${r.warnings.length} (${warningsBesidesEngine(r.warnings).length} beside engine)` : "-",
         "warnings agree": b.warnings && s.warnings ? agree(warningsBesidesEngine(b.warnings), warningsBesidesEngine(s.warnings)) : "-",
         WER: existsSync(ref) && r.text !== undefined ? `${(100 * wordErrorRate(sameSpelling(readFileSync(ref, "utf8")), sameSpelling(r.text)).wer).toFixed(1)} %` : "-",
-        "wall s": Number(r.seconds.toFixed(1)),
+        "wall s": Number.isNaN(r.seconds) ? "from --source-from" : Number(r.seconds.toFixed(1)),
       });
       for (const w of r.warnings ?? []) warnings.push(`${name} / ${path}: ${w}`);
     }
@@ -75,5 +85,5 @@ try {
   console.log("\nwarnings:");
   for (const w of warnings) console.log(`- ${w}`);
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (!keep) rmSync(work, { recursive: true, force: true });
 }

@@ -68,6 +68,12 @@ export async function runProcess(cmd: string[], file: string, out: string, opts:
   const code = await proc.exited;
   const seconds = (performance.now() - t0) / 1000;
   if (code !== 0) return { code, stderr, seconds };
+  return summariseRun(out, { code, stderr, seconds });
+}
+
+/** What a finished `process` wrote to `out`, summed up (also for a run kept from an earlier bench). */
+export function summariseRun(out: string, run: { code: number; stderr: string; seconds: number }): ProcessRun {
+  const { code, stderr, seconds } = run;
   const job = JSON.parse(readFileSync(join(out, "job.json"), "utf8"));
   const transcript = JSON.parse(readFileSync(join(out, "transcript.json"), "utf8")) as { language: string; words: Array<{ word: string; speaker: string }> };
   return {

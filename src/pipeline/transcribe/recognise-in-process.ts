@@ -9,6 +9,7 @@ import { ensureDerived } from "../../models/derived.ts";
 import { recogniseWithWhisperCpp, type WhisperCppWord } from "../../inference/whisper-cpp.ts";
 import { ggmlModelFor } from "./asr-engine.ts";
 import type { Region } from "./vad.ts";
+import { trimToVoice, type FrameProbabilities } from "./word-edges.ts";
 
 interface Span {
   joinedStart: number;
@@ -75,7 +76,15 @@ export async function recogniseInProcess(
   model: string,
   audio: PcmSource,
   regions: Region[],
-  opts: { threads: number; language: string; prompt?: string; onProgress?: (fraction: number) => void; signal?: AbortSignal },
+  opts: {
+    threads: number;
+    language: string;
+    prompt?: string;
+    onProgress?: (fraction: number) => void;
+    signal?: AbortSignal;
+    /** The VAD's frame probabilities on the original timeline: word edges it hears as silence are trimmed (word-edges.ts). */
+    voice?: FrameProbabilities;
+  },
 ): Promise<InProcessRecognition> {
   const ggmlModel = ggmlModelFor(model);
   const ggml = await ensureDerived(ggmlModel);
@@ -85,5 +94,6 @@ export async function recogniseInProcess(
   let language = opts.language === "auto" ? "und" : opts.language;
   const joined = spans.length ? await recogniseWithWhisperCpp(ggml, samples, { ...opts, onLanguage: (code) => (language = code) }) : [];
   const cpu = process.cpuUsage(cpu0);
-  return { words: wordsToOriginal(joined, spans), ggmlModel, language, usage: { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
+  const words = wordsToOriginal(joined, spans);
+  return { words: opts.voice ? trimToVoice(words, opts.voice) : words, ggmlModel, language, usage: { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 } };
 }

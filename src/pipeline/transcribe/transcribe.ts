@@ -164,7 +164,8 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const recognise = async (prompt: string | undefined, report: (f: number) => void): Promise<AsrResult | undefined> => {
       let result: AsrResult | undefined;
       if (regions.length && engine === "whisper-cpp") {
-        const r = await recogniseInProcess(modelName, audio!, regions, { threads, language, prompt, onProgress: report, signal: opts.signal });
+        const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
+        const r = await recogniseInProcess(modelName, audio!, regions, { threads, language, prompt, onProgress: report, signal: opts.signal, voice });
         result = { language: r.language, language_probability: 1, duration, words: r.words };
         opts.onStats?.("asr", r.usage);
       } else if (regions.length) {
