@@ -98,15 +98,17 @@ testShared("whisper.cpp on the converted file hears the same words as CTranslate
   expect(americans.start).toBeLessThan(3);
   for (let i = 1; i < words.length; i++) expect(words[i]!.start).toBeGreaterThanOrEqual(words[i - 1]!.start);
   expect(words[words.length - 1]!.end).toBeLessThanOrEqual(11.1);
-}, 180_000);
+  // Bounds a hang, not the speed: whisper.cpp's prebuilt addon has no AVX, and at load 10 on two
+  // cores (a niced second CI run beside the first) this took over 180 s.
+}, 600_000);
 
 testShared("after a recognition the process exits by itself (whisper.cpp's log callback does not hold it open)", async () => {
   const q8 = await ensureDerived("whisper-tiny.en-ggml-q8_0", models);
-  const child = Bun.spawnSync(["bun", join(import.meta.dir, "../../scripts/bench/asr-engines-child.ts"), q8, join(SHARED_MEDIA, "jfk.wav"), "2"], { timeout: 90_000 });
+  const child = Bun.spawnSync(["bun", join(import.meta.dir, "../../scripts/bench/asr-engines-child.ts"), q8, join(SHARED_MEDIA, "jfk.wav"), "2"], { timeout: 300_000 });
   expect(child.signalCode ?? null).toBeNull();
   expect(child.exitCode).toBe(0);
   expect(JSON.parse(child.stdout.toString()).words.map((w: { word: string }) => w.word).join(" ")).toContain("ask not what your country can do for you");
-}, 120_000);
+}, 320_000);
 
 test("token segments join into words: a token without a leading space continues the word", () => {
   expect(

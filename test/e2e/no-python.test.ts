@@ -87,7 +87,7 @@ testShared("process: clips, notes and a transcript of the phone call, recognised
   expect(new Set(transcript.words.map((w: { speaker: string }) => w.speaker))).toEqual(new Set(["Speaker 1", "Speaker 2"]));
   expect(transcript.words.map((w: { word: string }) => w.word).join(" ")).toContain("This is Diane in New Jersey");
   expect(existsSync(join(models, "whisper-tiny.en-ggml-q8_0", "ggml-tiny.en-q8_0.bin"))).toBe(true);
-}, 300_000);
+}, 900_000);
 
 testShared("serve: a live job on the phone call completes, recognised in-process", async () => {
   const media = startMediaServer();
@@ -104,7 +104,7 @@ testShared("serve: a live job on the phone call completes, recognised in-process
   });
   const base = `http://127.0.0.1:${port}`;
   try {
-    const up = Date.now() + 30_000;
+    const up = Date.now() + 120_000;
     while (!(await fetch(`${base}/healthz`).then((r) => r.ok, () => false))) {
       if (Date.now() > up) throw new Error("serve did not answer /healthz within 30 s");
       await Bun.sleep(100);
@@ -114,7 +114,9 @@ testShared("serve: a live job on the phone call completes, recognised in-process
     const submitted = await fetch(`${base}/v1/jobs`, { method: "POST", headers, body: JSON.stringify(body) });
     expect(submitted.status).toBe(202);
     const { id } = (await submitted.json()) as { id: string };
-    const end = Date.now() + 240_000;
+    // Bounds a hang, not the speed: whisper.cpp here has no AVX, and a loaded CI machine (load 20 on
+    // two cores) ran past 240 s.
+    const end = Date.now() + 840_000;
     let job: any;
     for (;;) {
       job = await (await fetch(`${base}/v1/jobs/${id}`, { headers })).json();
@@ -130,4 +132,4 @@ testShared("serve: a live job on the phone call completes, recognised in-process
     await server.exited;
     media.stop();
   }
-}, 300_000);
+}, 900_000);
