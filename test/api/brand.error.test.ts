@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startAppliance, type TestAppliance } from "../helpers/appliance.ts";
-import { makeImage, SVG_LOGO } from "../helpers/images.ts";
+import { badImages } from "../helpers/images.ts";
 import { rawUpload } from "../helpers/uploads.ts";
 
 /** Bad brands get invalid_body with the param that names what is wrong; nothing is stored. */
@@ -41,17 +41,7 @@ test("bad colours, corners, scales and fonts: invalid_body naming the field", as
 });
 
 test("bad images: SVG, GIF, text, a PNG header over garbage, a truncated PNG, too many or too few pixels, an unknown upload", async () => {
-  const png = makeImage({ width: 300, height: 100, format: "png" });
-  const cases: Array<[string, Uint8Array<ArrayBuffer>]> = [
-    ["svg", SVG_LOGO],
-    ["gif", makeImage({ width: 64, height: 64, format: "gif" })],
-    ["text", new TextEncoder().encode("not an image at all\n")],
-    ["png magic over garbage", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Uint8Array(200).fill(7)])],
-    ["truncated png", png.subarray(0, Math.floor(png.length / 2))],
-    ["too wide", makeImage({ width: 5000, height: 20, format: "png" })],
-    ["too small", makeImage({ width: 8, height: 8, format: "png" })],
-  ];
-  for (const [what, bytes] of cases) {
+  for (const [what, bytes] of badImages()) {
     const up = await rawUpload(app, key, bytes);
     expect(up.status).toBe(201);
     const res = await app.api("PUT", "/v1/brand", { key, body: { logo_upload_id: up.json.id } });

@@ -22,3 +22,20 @@ export function makeImage(o: { width: number; height: number; format: "png" | "j
 }
 
 export const SVG_LOGO = new TextEncoder().encode('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#f0f"/></svg>');
+
+/**
+ * Files a brand image field (the logo, a card's picture) must refuse, each named: other formats, a
+ * PNG signature over garbage, a truncated PNG, and sizes out of bounds.
+ */
+export function badImages(): Array<[string, Uint8Array<ArrayBuffer>]> {
+  const png = makeImage({ width: 300, height: 100, format: "png" });
+  return [
+    ["svg", SVG_LOGO],
+    ["gif", makeImage({ width: 64, height: 64, format: "gif" })],
+    ["text", new TextEncoder().encode("not an image at all\n")],
+    ["png magic over garbage", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Uint8Array(200).fill(7)])],
+    ["truncated png", png.subarray(0, Math.floor(png.length / 2))],
+    ["too wide", makeImage({ width: 5000, height: 20, format: "png" })],
+    ["too small", makeImage({ width: 8, height: 8, format: "png" })],
+  ];
+}
