@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
+import { startAppliance, submitAndSettle, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
 import { checkExports } from "../helpers/exports.ts";
 
 /**
@@ -13,14 +13,10 @@ beforeAll(async () => {
 afterAll(() => app.stop());
 
 async function completed(key: string, body: unknown) {
-  const created = await app.api("POST", "/v1/jobs", { key, body });
+  const { created, job } = await submitAndSettle(app, key, body);
   expect(created.status).toBe(202);
   expect(created.json.output).toBeNull();
-  for (;;) {
-    const job = (await app.api("GET", `/v1/jobs/${created.json.id}`, { key })).json;
-    if (job.status === "complete" || job.status === "failed") return job;
-    await Bun.sleep(50);
-  }
+  return job;
 }
 
 test("a sandbox video job carries every export, and each one downloads and parses", async () => {

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT_DIR } from "../../src/config.ts";
-import { startAppliance, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
-import { eventually } from "../helpers/wait.ts";
+import { startAppliance, submitAndSettle, VIDEO_BODY, type TestAppliance } from "../helpers/appliance.ts";
 
 /**
  * Sandbox jobs carry a cover per clip and format (`thumbnail_urls`), as live jobs do: the committed
@@ -17,9 +16,9 @@ beforeAll(async () => {
 afterAll(() => app.stop());
 
 async function completed(key: string, body: unknown) {
-  const created = await app.api("POST", "/v1/jobs", { key, body });
+  const { created, job } = await submitAndSettle(app, key, body);
   expect(created.status).toBe(202);
-  return eventually(async () => (await app.api("GET", `/v1/jobs/${created.json.id}`, { key })).json, (j) => j.status === "complete" || j.status === "failed", { what: "the sandbox job" });
+  return job;
 }
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(ROOT_DIR, "fixtures/sandbox", name)));

@@ -7,6 +7,7 @@ import { buildAppliance, type Appliance } from "../../src/appliance.ts";
 import { systemClock, type Clock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { testDbEnv } from "./db.ts";
+import { eventually } from "./wait.ts";
 
 export interface TestAppliance extends Omit<Appliance, "api"> {
   http: Appliance["api"];
@@ -75,3 +76,10 @@ export async function startAppliance(opts: { clock?: Clock; env?: Record<string,
 }
 
 export const VIDEO_BODY = { source: { type: "video_url", url: "https://media.example.com/episode.mp4" } };
+
+/** Submits a job through the API and polls it until it is complete or failed (its final state). */
+export async function submitAndSettle(app: TestAppliance, key: string, body: unknown): Promise<{ created: { status: number; json: any }; job: any }> {
+  const created = await app.api("POST", "/v1/jobs", { key, body });
+  const job = await eventually(async () => (await app.api("GET", `/v1/jobs/${created.json.id}`, { key })).json, (j) => j.status === "complete" || j.status === "failed", { what: `job ${created.json.id} to finish` });
+  return { created, job };
+}
