@@ -240,9 +240,29 @@ function editDistance(x: string, y: string): number {
  */
 export function soundsLikeShow(mention: string, show: string | null): boolean {
   if (!show) return false;
-  const letters = (x: string) => x.toLowerCase().replace(/^the\s+/, "").replace(/[^\p{L}\p{N}]/gu, "");
-  const [m, s] = [letters(mention), letters(show)];
+  const [m, s] = [nameLetters(mention), nameLetters(show)];
   return m.length > 0 && editDistance(m, s) <= 0.4 * Math.max(m.length, s.length);
+}
+
+const nameLetters = (x: string) => x.toLowerCase().replace(/^the\s+/, "").replace(/[^\p{L}\p{N}]/gu, "");
+
+/**
+ * Whether a span is a piece of the show's name as said: the recogniser capitalises only some of its
+ * words ("Roof Up Hours", "Roof Hot Pours"), so the capitalised span alone ("Hours", "Roof Hot") is
+ * too short to sound like the show. The span with up to two words either side is compared with the
+ * show's own length as the measure, so that a real name said next to the show's ("Rooftop Hours,
+ * Chicago's …") is not swallowed by it.
+ */
+export function partOfShowName(words: string[], start: number, end: number, show: string | null): boolean {
+  if (!show) return false;
+  const target = nameLetters(show);
+  if (target.length === 0) return false;
+  for (let from = Math.max(0, start - 2); from <= start; from++) {
+    for (let to = end; to <= Math.min(words.length, end + 2); to++) {
+      if (editDistance(nameLetters(words.slice(from, to).join(" ")), target) <= 0.4 * target.length) return true;
+    }
+  }
+  return false;
 }
 
 /** Capitalised proper-noun spans and wink's URL/email/hashtag/mention entities. */
@@ -255,27 +275,33 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
       .map((w) => w.toLowerCase()),
   );
   const counts = new Map<string, number>();
-  const add = (span: NlpToken[]) => {
-    if (span.length === 0) return;
-    const text = span.map((x) => x.text).join(" ");
-    if (span.every((x) => speakerWords.has(x.norm)) || soundsLikeShow(text, show)) return;
-    counts.set(text, (counts.get(text) ?? 0) + 1);
-  };
   a.nlp.forEach((nlp) => {
+    const words = nlp.tokens.filter((tok) => tok.type === "word");
+    const add = (span: NlpToken[], end: number) => {
+      if (span.length === 0 || !(span.length > 1 || !span[0]!.stop)) return;
+      const text = span.map((x) => x.text).join(" ");
+      if (span.every((x) => speakerWords.has(x.norm)) || soundsLikeShow(text, show)) return;
+      if (partOfShowName(words.map((w) => w.text), end - span.length, end, show)) return;
+      counts.set(text, (counts.get(text) ?? 0) + 1);
+    };
     let span: NlpToken[] = [];
     let initial = true;
+    let wordIndex = 0;
     for (const tok of nlp.tokens) {
       const proper =
         tok.pos === "PROPN" && /^\p{Lu}[\p{L}\p{N}&.-]*[\p{L}\p{N}]$/u.test(tok.text) && tok.type === "word" && !CALENDAR.has(tok.norm);
       // A capitalised word at the start of a sentence is only a name if it is part of a longer span.
       if (proper) span.push({ ...tok, stop: initial });
       else {
-        if (span.length > 1 || (span.length === 1 && !span[0]!.stop)) add(span);
+        add(span, wordIndex);
         span = [];
       }
-      if (tok.type === "word") initial = false;
+      if (tok.type === "word") {
+        initial = false;
+        wordIndex++;
+      }
     }
-    if (span.length > 1 || (span.length === 1 && !span[0]!.stop)) add(span);
+    add(span, wordIndex);
   });
   const all = onceEach([...counts.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k));
   const resources = new Set<string>();

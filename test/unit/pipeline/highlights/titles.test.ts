@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { analyzeTranscript } from "../../../../src/pipeline/highlights/analysis.ts";
 import { analyzeSentence } from "../../../../src/pipeline/highlights/nlp.ts";
 import { selectClips } from "../../../../src/pipeline/highlights/select-clips.ts";
-import { buildShowNotes, notesSection, onceEach, soundsLikeShow, topicWeight } from "../../../../src/pipeline/highlights/shownotes.ts";
+import { buildShowNotes, notesSection, onceEach, partOfShowName, soundsLikeShow, topicWeight } from "../../../../src/pipeline/highlights/shownotes.ts";
 import { rankTitlePhrases, showName, titleCase, titlePhrases } from "../../../../src/pipeline/highlights/titles.ts";
 import { ASR_FIXTURES, asrTranscript } from "../../../helpers/asr-fixture.ts";
 
@@ -55,6 +55,17 @@ describe("title case and phrases", () => {
     expect(soundsLikeShow("Roof Hot Bowers", null)).toBe(false);
     const notes = buildShowNotes(asrTranscript("rooftop-hours-piper"), []);
     expect(notesSection(notes, "Mentioned").join(" ")).not.toMatch(/Roof/);
+  });
+
+  test("a capitalised piece of the show's name, as said, is not a mention either", () => {
+    const words = (s: string) => s.split(" ");
+    // The recogniser capitalised only some of the name's words: "Hours", "Roof Hot" alone are too short to sound like it.
+    expect(partOfShowName(words("back to Roof Up Hours the show"), 4, 5, "Roof Up Hours")).toBe(true);
+    expect(partOfShowName(words("week of Roof Hot Pours"), 2, 4, "Roof Up Hours")).toBe(true);
+    // A real name said next to the show's keeps its place.
+    expect(partOfShowName(words("welcome to Rooftop Hours Chicago's favourite"), 4, 5, "Rooftop Hours")).toBe(false);
+    expect(partOfShowName(words("we met Sarah Hour at the market"), 2, 4, "Rooftop Hours")).toBe(false);
+    expect(partOfShowName(words("back to Roof Up Hours"), 4, 5, null)).toBe(false);
   });
 
   test("the show's name is read from the welcome line", () => {
