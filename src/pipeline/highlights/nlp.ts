@@ -35,11 +35,31 @@ export interface SentenceNlp {
 
 type Wink = ReturnType<typeof winkNLP>;
 let nlp: Wink | null = null;
+/** Ids below this are the model's own lexicon; words it has never seen get ids from here up. */
+let lexiconSize = 0;
 
 function instance(): Wink {
+  if (nlp) return nlp;
   // The model is ~4 MB of JSON; load it once, on first use, not at import.
-  nlp ??= winkNLP(model, ["sbd", "negation", "sentiment", "pos", "ner"]);
+  nlp = winkNLP(model, ["sbd", "negation", "sentiment", "pos", "ner"]);
+  // wink numbers unseen words after its lexicon, per instance: the first unseen word read by a new
+  // instance gets exactly the lexicon's size (wink exposes it no other way).
+  lexiconSize = nlp.readDoc("qzxjvkwqz").tokens().out(nlp.its.uniqueId)[0] as number;
   return nlp;
+}
+
+/**
+ * Whether an English word is a common word: in wink's lexicon and, lower-cased and alone, not tagged
+ * a proper noun ("beekeeper", "hope", "apple"). The lexicon holds few personal or place names
+ * ("walter", "chicago" are not in it; "texas" is, tagged PROPN), so a capitalised word inside a
+ * sentence that is a common word may be the recogniser's capital after a sentence break it did not
+ * punctuate ("… pulled in I retired Beekeeper waiting …") rather than a name.
+ */
+export function isCommonWord(word: string): boolean {
+  const w = instance();
+  const tokens = w.readDoc(word.toLowerCase()).tokens();
+  const ids = tokens.out(w.its.uniqueId) as number[];
+  return ids.length === 1 && ids[0]! < lexiconSize && tokens.out(w.its.pos)[0] !== "PROPN";
 }
 
 /** Languages that write an elided article or preposition against the next word ("l'actualité", "dell'anno"). */

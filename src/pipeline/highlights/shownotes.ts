@@ -5,7 +5,7 @@
  */
 import { analyzeTranscript, type EpisodeAnalysis } from "./analysis.ts";
 import { standaloneUnits, type CopyUnit } from "./copy-units.ts";
-import type { NlpToken } from "./nlp.ts";
+import { isCommonWord, type NlpToken } from "./nlp.ts";
 import { plainText } from "./plain-text.ts";
 import { nonTopicTerms, rankTitlePhrases, showName, titleFor, type TitlePhrase } from "./titles.ts";
 import type { ClipPlan, Transcript } from "../types.ts";
@@ -303,7 +303,10 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
     }
     add(span, wordIndex);
   });
-  const all = onceEach([...counts.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k));
+  // A lone common word said capitalised once is more likely a capital after an unpunctuated sentence
+  // break than a name ("I retired Beekeeper"); said so twice or more, it is a name ("Hope", "Apple").
+  const named = [...counts.entries()].filter(([text, n]) => n >= 2 || /\s/.test(text) || !isCommonWord(text));
+  const all = onceEach(named.sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([k]) => k));
   const resources = new Set<string>();
   for (const nlp of a.nlp) for (const e of nlp.entities) if (["URL", "EMAIL", "HASHTAG", "MENTION"].includes(e.type)) resources.add(e.value);
   for (const s of a.sentences) {
