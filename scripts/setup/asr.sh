@@ -31,7 +31,11 @@ command -v bun >/dev/null || { say "bun is required"; exit 1; }
 if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
   say "installing python3-venv"; apt_install python3-venv
 fi
-bun run src/main.ts runtime install
+# The venv and the models are both mostly downloads and share nothing (the models are fetched with the
+# system python3's pip), so they are fetched side by side.
+bun run src/main.ts runtime install &
+runtime=$!
 
 say "pulling and verifying models"
-bun run src/main.ts models pull whisper-tiny.en whisper-base silero-vad campplus-zh-en pyannote-segmentation-3.0
+bun run src/main.ts models pull whisper-tiny.en whisper-base silero-vad campplus-zh-en pyannote-segmentation-3.0 || { kill "$runtime" 2>/dev/null; wait "$runtime"; exit 1; }
+wait "$runtime" || { say "the speech runtime install failed (above)"; exit 1; }
