@@ -26,6 +26,8 @@ export CLIPYARD_TEST_JOB_CACHE="$(mktemp -d)"
 BIN_DIR="$(mktemp -d)"
 LOGS="$(mktemp -d)"
 cleanup() {
+  # The passes started in the background, if the script ends before it waited for them.
+  for pid in ${PG_PASS_PID:-} ${SOURCE_PID:-} ${BINARY_PID:-} ${POSTGRES_PID:-}; do kill "$pid" 2>/dev/null || true; done
   bash scripts/cluster/postgres.sh stop "$PG_DIR" || true
   [ -n "${SW_PORT:-}" ] && SEAWEEDFS_PORT="$SW_PORT" bash scripts/cluster/seaweedfs.sh stop "$SW_DIR" || true
   rm -rf "$PG_DIR" "$SW_DIR" "$BIN_DIR" "$LOGS" "$CLIPYARD_TEST_JOB_CACHE"
@@ -51,18 +53,23 @@ PARALLEL="${CLIPYARD_TEST_PARALLEL:-$(( CORES < 4 ? CORES : 4 ))}"
 # as slow. CLIPYARD_TEST_UPDATE_TIMINGS=1 writes this run's durations back into it.
 TIMINGS=(--timings=test/timings.json)
 [ "${CLIPYARD_TEST_UPDATE_TIMINGS:-0}" = 1 ] && TIMINGS+=(--update-timings)
-echo "== bun test (${PARALLEL} at a time)" >&2
-bun test --timeout 120000 --parallel="$PARALLEL" "${TIMINGS[@]}" "$@"
+if [ $# -gt 0 ]; then
+  echo "== bun test (${PARALLEL} at a time)" >&2
+  bun test --timeout 120000 --parallel="$PARALLEL" "${TIMINGS[@]}" "$@"
+  exit 0
+fi
 
-[ $# -eq 0 ] || exit 0
 status=0
 conformance=0
+# The PostgreSQL pass and the three conformance runs start first and run beside the main pass rather
+# than after it: they spend most of their time waiting (on the real-time rate-limit windows, timers
+# and their servers' answers), not on the CPU, which the main pass's end-to-end files fill. Their
+# output goes to log files, printed after the main pass, one after the other.
 if [ -d "$CONFORMANCE_DIR" ]; then
   conformance=1
   # The suite against the source, against the single executable (copied to an empty folder), and
-  # against the executable on the scale-out back ends, side by side: each spends most of its minute
-  # waiting for the real-time rate-limit window, and each test file starts its own server on a free
-  # port, so they do not meet. Logs are printed one after the other.
+  # against the executable on the scale-out back ends, side by side: each test file starts its own
+  # server on a free port, so they do not meet.
   bash scripts/build-binary.sh
   cp dist/clipyard "$BIN_DIR/"
   # The scale-out node's object store: SeaweedFS on loopback (ten ports from SW_PORT).
@@ -79,15 +86,21 @@ if [ -d "$CONFORMANCE_DIR" ]; then
   POSTGRES_PID=$!
 fi
 
-# Meanwhile: the same tests of every layer that keeps state, on the other back end (test/helpers/db.ts).
-# Of the unit tests only those that open their database through that helper: the rest never touch
-# the back end (or name SQLite or PostgreSQL themselves, and ran above), so a second pass would only
-# repeat them.
+# The same tests of every layer that keeps state, on the other back end (test/helpers/db.ts), one file
+# at a time. Of the unit tests only those that open their database through that helper: the rest
+# never touch the back end (or name SQLite or PostgreSQL themselves, and run in the main pass), so a
+# second pass would only repeat them.
 PG_UNIT=()
 while IFS= read -r f; do PG_UNIT+=("$f"); done < <(grep -rl --include='*.test.ts' 'helpers/db\.ts' test/unit | sort)
-echo "== bun test on PostgreSQL (API, domain, and the unit tests of ${#PG_UNIT[@]} storage-touching modules)" >&2
-CLIPYARD_TEST_DATABASE_URL="$PG_URL" bun test --timeout 120000 test/api test/billing test/webhooks test/jobs test/feeds test/watch test/mcp "${PG_UNIT[@]}" || status=1
+CLIPYARD_TEST_DATABASE_URL="$PG_URL" bun test --timeout 120000 test/api test/billing test/webhooks test/jobs test/feeds test/watch test/mcp "${PG_UNIT[@]}" >"$LOGS/pg-pass.log" 2>&1 &
+PG_PASS_PID=$!
 
+echo "== bun test (${PARALLEL} at a time)" >&2
+bun test --timeout 120000 --parallel="$PARALLEL" "${TIMINGS[@]}" || status=1
+
+wait "$PG_PASS_PID" || status=1
+echo "== bun test on PostgreSQL (API, domain, and the unit tests of ${#PG_UNIT[@]} storage-touching modules)" >&2
+cat "$LOGS/pg-pass.log" >&2
 if [ "$conformance" = 1 ]; then
   wait "$SOURCE_PID" || status=1
   wait "$BINARY_PID" || status=1
