@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -118,6 +119,11 @@ testShared("kill -9 mid-job: another node with its own data directory resumes at
       { timeoutMs: 240_000, what: "a checkpoint after transcription" },
     );
     expect(await a.kill9()).not.toBe(0);
+    // The kill landed mid-job (the job has little left after transcription): what follows is a resume,
+    // not a second node reading a job the first one finished.
+    const db = new Database(join(a.dataDir, "clipyard.sqlite"));
+    expect(db.query<{ status: string }, [string]>("SELECT status FROM jobs WHERE id = ?").get(id)?.status).toBe("processing");
+    db.close();
     expect(media.gets()).toBe(1);
     expect(await sw.keys(`jobs/${id}/resume/`)).toEqual([`jobs/${id}/resume/checkpoint.json`, `jobs/${id}/resume/source.media`]);
 
