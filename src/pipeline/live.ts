@@ -27,6 +27,7 @@ import type { CropPath } from "./render/graph.ts";
 import { PipelineError, type LivePipeline, type Stage } from "./stage.ts";
 import { isOutOfSpace } from "../storage/disk-space.ts";
 import { planTrailer, renderTrailer } from "./render/trailer.ts";
+import type { PassageFraming } from "./render/trailer-framing.ts";
 import { transcribeFile, TranscriptionError } from "./transcribe/transcribe.ts";
 import type { SpeakersOption } from "./transcribe/cast.ts";
 import { correctNearMisses } from "./transcribe/near-miss.ts";
@@ -67,6 +68,8 @@ export type LiveState = {
    */
   brand?: BrandSnapshot | null;
   trailer?: { file: string; duration_seconds: number } | null;
+  /** The 9:16 framing of each trailer passage, and what it was planned from: a trailer re-rendered after a correction reuses what still holds. */
+  trailerFraming?: PassageFraming[];
   /** An upload's file name as the client gave it, when it came from shared storage (the data directory has no metadata file then). */
   uploadName?: string;
   /** Caption sidecars, transcript files, chapters and timeline, written by the notes stage. */
@@ -275,6 +278,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
           const passageCrops = clipFraming.get(ctx.state);
           const t = await renderTrailer({ source, words: transcript.words, segments, style: options(job).caption_style, look, cards: cardsOf(look), passageCrops, outPath: join(outDir(job), "trailer.mp4") });
           ctx.state.trailer = { file: "job:trailer.mp4", duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
+          ctx.state.trailerFraming = t.framing;
         } catch (err) {
           if (ctx.signal.aborted || isOutOfSpace(err)) throw err;
           log.warn("trailer failed", { job: job.id, error: (err as Error).message });

@@ -3,14 +3,16 @@
  * (the look), and joining twice as many segments does not take more memory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffmpeg, ffprobeJson, mediaInput } from "../../src/media/ffmpeg.ts";
+import { ffmpeg, ffprobeJson, findNativeFfmpeg, mediaInput, runTool } from "../../src/media/ffmpeg.ts";
 import { detectEngine, videoEncoderArgs } from "../../src/media/ffmpeg-engine.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { joinVideoCrossfaded, pieceGraph, planJoin, probeSegments, videoCrossfadeChain } from "../../src/pipeline/render/trailer-join.ts";
-import { renderTrailer, segmentEncoder, trailerDuration } from "../../src/pipeline/render/trailer.ts";
+import { encodeTrailerVideo, renderTrailer, segmentEncoder, trailerDuration } from "../../src/pipeline/render/trailer.ts";
+import { encodeClipVideoCuts } from "../../src/pipeline/render/clip-video.ts";
+import { turnsKey } from "../../src/pipeline/render/trailer-framing.ts";
 import { DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render/render.ts";
 import { CLIP_LOUDNESS, meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
 import { talkingHeadsPair } from "../helpers/compositions.ts";
@@ -63,6 +65,70 @@ describe("trailer join", () => {
     expect(got).toEqual(expected);
   }, 120000);
 
+  test("a trailer's picture: each frame encoded once, the shown-alone frames the segments' own, the crossfades the chain's", async () => {
+    // A source with moving content and sound, tagged BT.709 as cameras' files are; the trailer takes three windows of it.
+    const src = join(dir, "cuts-src.mp4");
+    await ffmpeg([
+      "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=6", "-f", "lavfi", "-i", "sine=f=440:d=6:sample_rate=48000",
+      "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+      "-c:a", "aac", "-shortest", src,
+    ]);
+    const source = await probeMedia(src);
+    const segments = [{ start: 0.5, end: 1.7, clip: 0 }, { start: 2.04, end: 3.4, clip: 0 }, { start: 3.8, end: 5.24, clip: 1 }];
+    const words = [0.6, 2.2, 3.9].map((t) => ({ word: "hello", start: t, end: t + 0.4, speaker: "Speaker 1" }));
+    const rate = { num: 25, den: 1 };
+    // Lossless throughout, so frames compare exactly: the delivery encoder's loss is its own business.
+    const lossless = segmentEncoder("libx264", DEFAULT_RENDER_QUALITY);
+    const work = await mkdtemp(join(dir, "cuts-"));
+    const out = join(work, "trailer-video.mp4");
+    const plan = await encodeTrailerVideo({ source, words, segments, outPath: "" }, new Map(), { enc: lossless, edgeEnc: lossless, rate, crossfade: XF, work, out });
+    // Each segment rendered whole, as the reference.
+    const whole: string[] = [];
+    for (const [i, s] of segments.entries()) {
+      const [path] = await encodeClipVideoCuts({
+        source, words, start: s.start, duration: s.end - s.start, format: "linkedin", rate, frames: plan.frames[i]!,
+        cuts: [{ from: 0, to: plan.frames[i]!, enc: lossless, name: `whole${i}` }], timescale: plan.clock.timescale, work, name: `whole${i}`,
+      });
+      whole.push(path!);
+    }
+    expect(await Promise.all(whole.map(async (p) => (await frameHashes([p], "[0:v]null[v]")).length))).toEqual(plan.frames);
+    const got = await frameHashes([out], "[0:v]null[v]");
+    const chain = await frameHashes(whole, `${videoCrossfadeChain(segments.map((s) => s.end - s.start), XF, "[vj]")};[vj]null${lossless.filterSuffix}[v]`);
+    // As long as the one-graph chain, to the frame.
+    expect(got.length).toBe(chain.length);
+    let at = 0;
+    for (const p of plan.pieces) {
+      if (p.kind === "body") {
+        // Shown alone: the segment's own frames, not passed through the blend's 4:4:4.
+        const own = await frameHashes([whole[p.seg]!], `[0:v]trim=start_frame=${p.from}:end_frame=${p.to},setpts=PTS-STARTPTS[v]`);
+        expect(got.slice(at, at + own.length)).toEqual(own);
+        at += own.length;
+      } else {
+        // The lead frame and the blended ones: exactly the chain's.
+        expect(got.slice(at, at + p.frames + 1)).toEqual(chain.slice(at, at + p.frames + 1));
+        at += p.frames + 1;
+      }
+    }
+    expect(at).toBe(got.length);
+
+    // At the delivery settings: bodies (encoded from the source) and joints (from the kept edges)
+    // carry the same H.264 parameter sets, so the stream copy joins one valid stream.
+    const delivery = await mkdtemp(join(dir, "cuts-delivery-"));
+    const enc = videoEncoderArgs("libx264", { crf: 23, preset: "ultrafast" });
+    await encodeTrailerVideo({ source, words, segments, outPath: "" }, new Map(), { enc, edgeEnc: lossless, rate, crossfade: XF, work: delivery, out: join(delivery, "trailer-video.mp4") });
+    const pieces = (await readdir(delivery)).filter((n) => /^(seg\d+-body|joint\d+)\.mp4$/.test(n));
+    expect(pieces.length).toBe(plan.pieces.length);
+    const parameterSets = new Set<string>();
+    for (const n of pieces) {
+      const r = await runTool(findNativeFfmpeg()!.ffprobe, ["-v", "error", "-show_data_hash", "md5", "-show_entries", "stream=extradata_hash", "-select_streams", "v", "-of", "csv=p=0", join(delivery, n)]);
+      parameterSets.add(r.stdout.trim());
+    }
+    expect(parameterSets.size).toBe(1);
+    const decoded = await ffmpeg(["-v", "error", ...mediaInput(join(delivery, "trailer-video.mp4")), "-f", "null", "-"]);
+    expect(decoded.stderr.trim()).toBe("");
+    expect(await frameHashes([join(delivery, "trailer-video.mp4")], "[0:v]null[v]")).toHaveLength(got.length);
+  }, 300000);
+
   testShared("renderTrailer: picture and sound of the joined trailer last as the plan says", async () => {
     const source = await probeMedia(await talkingHeadsPair(join(dir, "pair.mp4")));
     const segments = [{ start: 0.5, end: 2.5, clip: 0 }, { start: 4, end: 6.4, clip: 0 }, { start: 6.8, end: 9.2, clip: 1 }];
@@ -104,7 +170,40 @@ describe("trailer join", () => {
     expect(Math.abs(whole.integrated - CLIP_LOUDNESS.i)).toBeLessThanOrEqual(CLIP_LOUDNESS.tolerance);
   }, 300000);
 
-  test("trailer segments are kept losslessly for the join's one lossy encode", async () => {
+  test("a re-render reuses a passage's framing while its span and speaker turns hold, and plans it again when they change", async () => {
+    // Red on the left, blue on the right: the picture's colour says which window framed it.
+    const src = join(dir, "red-blue.mp4");
+    await ffmpeg([
+      "-y", "-f", "lavfi", "-i", "color=c=blue:s=320x180:r=25:d=6", "-f", "lavfi", "-i", "sine=f=330:d=6:sample_rate=48000",
+      "-vf", "drawbox=x=0:y=0:w=160:h=180:color=red:t=fill", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", src,
+    ]);
+    const source = await probeMedia(src);
+    const segments = [{ start: 0.5, end: 2.5, clip: 0 }, { start: 3, end: 5, clip: 0 }];
+    const words = [0.6, 1.4, 3.2, 4].map((t, i) => ({ word: "tone", start: t, end: t + 0.4, speaker: i < 3 ? "A" : "B" }));
+    // A framing kept from an earlier render: a window over the red half, for this span and these turns.
+    const red = { mode: "track" as const, width: 100, height: 180, keyframes: [{ t: 0, x: 0, y: 0 }] };
+    const known = [{ start: 0.5, end: 5, turns: turnsKey(words, 0.5, 5), crop: red }];
+    // Mean colour of the top of the picture (above the captions) at 1 s.
+    const topColour = async (path: string) => {
+      const r = Bun.spawnSync(["ffmpeg", "-v", "error", "-ss", "1", "-i", path, "-frames:v", "1", "-vf", "crop=iw:ih/2:0:0,scale=1:1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]);
+      const [red, , blue] = r.stdout;
+      return { red: red!, blue: blue! };
+    };
+    const kept = await renderTrailer({ source, words, segments, outPath: join(dir, "kept.mp4"), quality: { preset: "ultrafast" }, knownFraming: known });
+    expect(kept.framing).toEqual(known);
+    const k = await topColour(kept.path);
+    expect(k.red).toBeGreaterThan(200);
+    expect(k.blue).toBeLessThan(40);
+    // The last word now belongs to the first speaker: the turns differ, so the framing is planned
+    // afresh (no face here: the whole frame, red and blue, over its blurred fill).
+    const moved = words.map((w) => ({ ...w, speaker: "A" }));
+    const fresh = await renderTrailer({ source, words: moved, segments, outPath: join(dir, "fresh.mp4"), quality: { preset: "ultrafast" }, knownFraming: known });
+    const f = await topColour(fresh.path);
+    expect(f.blue).toBeGreaterThan(40);
+    expect(fresh.framing.map((x) => x.turns)).toEqual([turnsKey(moved, 0.5, 5)]);
+  }, 300000);
+
+  test("the frames a joint blends are kept losslessly for its one lossy encode", async () => {
     const src = await segment("lossless-src.mp4", 1.2, "320x180");
     const enc = segmentEncoder("libx264", DEFAULT_RENDER_QUALITY);
     const out = join(dir, "lossless.mp4");

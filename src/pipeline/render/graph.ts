@@ -84,7 +84,8 @@ export interface VideoFilterOptions {
   crop?: CropPath;
   /** Source time of the clip's first frame: crop keyframes are shifted by it. */
   clipStart: number;
-  fps?: number;
+  /** Output frame rate: a number, or an ffmpeg rate such as "30000/1001". */
+  fps?: number | string;
   assPath: string;
   /** Directory holding the caption font files (libass loads them from there). */
   fontsDir: string;

@@ -124,6 +124,6 @@ export const rerenderLiveTrailer: TrailerRerenderFn = async (input) => {
   const segments = planTrailer(trailerPassages(state), state.transcript.words);
   const name = `trailer_${input.tag}.mp4`;
   const look = await lookOf(state.brand, input.dataDir, input.store);
-  const t = await renderTrailer({ source: state.source, words: state.transcript.words, segments, style: input.style, look, cards: cardsOf(look), outPath: join(jobOutputDir(input.dataDir, input.jobId), name) });
+  const t = await renderTrailer({ source: state.source, words: state.transcript.words, segments, style: input.style, look, cards: cardsOf(look), knownFraming: state.trailerFraming, outPath: join(jobOutputDir(input.dataDir, input.jobId), name) });
   return { file: `job:${name}`, duration_seconds: Math.round(t.durationSeconds * 1000) / 1000 };
 };

@@ -1,8 +1,8 @@
 /**
  * Trailer: a vertical reel of whole sentences taken from the best clips, joined with short
  * crossfades. planTrailer is pure (which sentences, in which order); renderTrailer renders each
- * segment's picture as the clip renderer does (encodeClipVideo: framing, captions, brand) and joins
- * them (trailer-join.ts), with the sound cut from the source and normalised once.
+ * segment's picture as the clip renderer does (framing, captions, brand), cut for the crossfades
+ * (trailer-cuts.ts), and joins them, with the sound cut from the source and normalised once.
  */
 import { DEFAULT_LOOK, type BrandLook } from "./brand.ts";
 import { joinWithCards, type ClipCards } from "./cards.ts";
@@ -13,8 +13,10 @@ import { scratchDir } from "../../scratch.ts";
 import { probeMedia } from "../../media/probe.ts";
 import { detectEngine, videoEncoderArgs, type H264Encoder } from "../../media/ffmpeg-engine.ts";
 import { bandFilter, CLIP_LOUDNESS, isSilent, meterEbur128, normalizeAudio } from "../../media/ffmpeg-loudness.ts";
-import { FORMATS, renderClip, resolveCrop, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render.ts";
-import { encodeClipVideo, type VideoEncoder } from "./clip-video.ts";
+import { FORMATS, renderClip, DEFAULT_RENDER_QUALITY, type RenderQuality } from "./render.ts";
+import { framePassages, type PassageFraming } from "./trailer-framing.ts";
+import { encodeClipVideoCuts, type FrameRate, type VideoEncoder } from "./clip-video.ts";
+import { frameRateOf, joinCuts, planCuts, segmentCuts, type CutPlan, type SegmentFiles } from "./trailer-cuts.ts";
 import type { CropPath } from "./graph.ts";
 import type { CaptionStyle } from "./captions.ts";
 import type { AudiogramCard } from "./audiogram.ts";
@@ -123,34 +125,48 @@ export interface TrailerRequest {
    * clip's own speaker crop (RenderEvents.onCropPlan). Its segments then need no face analysis.
    */
   passageCrops?: (CropPath | undefined)[];
+  /** The framings an earlier render of this trailer used (its job's checkpoint): reused where a passage's span and speaker turns are unchanged. */
+  knownFraming?: PassageFraming[];
 }
 
 /**
- * Segments are encoded once more by the join, so they are kept losslessly (x264 at QP 0, its
- * fastest preset): the join's encode is then the only lossy one, and the lossless encode costs
- * about a third less CPU than the delivery settings (docs/benchmarks/render.md). Hardware encoders
- * cost the CPU little either way and keep their own settings.
+ * The frames a joint blends are encoded once more by the joint, so they are kept losslessly until
+ * then (x264 at QP 0, its fastest preset): every frame of the trailer then goes through one lossy
+ * encode. Hardware encoders cost the CPU little either way and keep their own settings.
  */
 export function segmentEncoder(encoder: H264Encoder, q: RenderQuality): VideoEncoder {
   if (encoder !== "libx264") return videoEncoderArgs(encoder, q);
   return { inputArgs: [], filterSuffix: ",format=yuv420p", args: ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "0"] };
 }
 
+export interface TrailerVideoEncoding {
+  /** The delivery encoder: every frame of the trailer is encoded with it once. */
+  enc: VideoEncoder;
+  /** Keeps the frames each joint blends until it is encoded (lossless for libx264). */
+  edgeEnc: VideoEncoder;
+  rate: FrameRate;
+  crossfade: number;
+  work: string;
+  out: string;
+}
+
 /**
- * The 9:16 framing of each passage the segments come from: one face analysis over the span of a
- * passage's segments (they are sentences of one passage, mostly back to back), or the passage's
- * framing as given; undefined where a centred crop is right (resolveCrop).
+ * The trailer's picture from a video source (trailer-cuts.ts): each segment is rendered once to its
+ * planned number of frames, the frames it shows alone encoded for delivery and those it crossfades
+ * kept for the joints; the joints are blended and the pieces concatenated by stream copy.
  */
-async function framingByPassage(req: TrailerRequest): Promise<Map<number, CropPath | undefined>> {
-  const crops = new Map<number, CropPath | undefined>();
-  for (const clip of new Set(req.segments.map((s) => s.clip))) {
-    const own = req.segments.filter((s) => s.clip === clip);
-    const start = Math.min(...own.map((s) => s.start));
-    const end = Math.max(...own.map((s) => s.end));
-    const crop = req.passageCrops?.[clip] ?? "speaker";
-    crops.set(clip, await resolveCrop({ source: req.source, words: req.words, start, end, format: "linkedin", crop }));
+export async function encodeTrailerVideo(req: TrailerRequest, crops: Map<number, CropPath | undefined>, e: TrailerVideoEncoding): Promise<CutPlan> {
+  const plan = planCuts(req.segments.map((s) => s.end - s.start), e.rate, e.crossfade);
+  const files: SegmentFiles[] = [];
+  for (const [i, s] of req.segments.entries()) {
+    const { cuts, files: named } = segmentCuts(plan, i, e.enc, e.edgeEnc);
+    files.push(named(await encodeClipVideoCuts({
+      source: req.source, words: req.words, start: s.start, duration: s.end - s.start, format: "linkedin", style: req.style, look: req.look,
+      crop: crops.get(s.clip), rate: plan.rate, frames: plan.frames[i]!, cuts, timescale: plan.clock.timescale, work: e.work, name: `seg${i}`,
+    })));
   }
-  return crops;
+  await joinCuts(plan, files, e.crossfade, e.enc, e.work, e.out);
+  return plan;
 }
 
 /**
@@ -172,7 +188,7 @@ async function segmentGains(req: TrailerRequest): Promise<number[]> {
  * (trailer-join.ts); the sound is cut from the source, levelled per segment, crossfaded alike and
  * normalised once.
  */
-export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number }> {
+export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number; framing: PassageFraming[] }> {
   if (!req.source.hasAudio) throw new Error(`source ${req.source.path} has no audio to render`);
   const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
   const xf = req.crossfadeSeconds ?? DEFAULT_TRAILER.crossfadeSeconds;
@@ -180,21 +196,22 @@ export async function renderTrailer(req: TrailerRequest): Promise<{ path: string
   try {
     const engine = await detectEngine();
     const enc = videoEncoderArgs(engine.encoder, q);
-    const crops = await framingByPassage(req);
-    const parts: string[] = [];
-    for (const [i, s] of req.segments.entries()) {
-      parts.push(await (req.source.hasVideo
-        ? encodeClipVideo({
-            source: req.source, words: req.words, start: s.start, duration: s.end - s.start, format: "linkedin",
-            style: req.style, look: req.look, crop: crops.get(s.clip), fps: q.fps, enc: segmentEncoder(engine.encoder, q), work, name: `seg${i}`,
-          })
-        : renderClip({
-            source: req.source, words: req.words, start: s.start, end: s.end, format: "linkedin",
-            style: req.style, card: req.card, quality: q, look: req.look, outPath: join(work, `seg${i}.mp4`),
-          })));
-    }
     const video = join(work, "video.mp4");
-    await joinVideoCrossfaded(parts, xf, enc, work, video);
+    let framing: PassageFraming[] = [];
+    if (req.source.hasVideo) {
+      const framed = await framePassages({ ...req, known: req.knownFraming });
+      framing = framed.framing;
+      await encodeTrailerVideo(req, framed.crops, { enc, edgeEnc: segmentEncoder(engine.encoder, q), rate: frameRateOf(q.fps ?? req.source.fps ?? DEFAULT_TRAILER.fps), crossfade: xf, work, out: video });
+    } else {
+      const parts: string[] = [];
+      for (const [i, s] of req.segments.entries()) {
+        parts.push(await renderClip({
+          source: req.source, words: req.words, start: s.start, end: s.end, format: "linkedin",
+          style: req.style, card: req.card, quality: q, look: req.look, outPath: join(work, `seg${i}.mp4`),
+        }));
+      }
+      await joinVideoCrossfaded(parts, xf, enc, work, video);
+    }
     // Audio is small: one graph over all segments' windows costs a few MB per minute of trailer.
     // Float, because a segment's gain may take its peaks past full scale before the limiter.
     const gains = await segmentGains(req);
@@ -215,7 +232,7 @@ export async function renderTrailer(req: TrailerRequest): Promise<{ path: string
       ]);
     }
     const info = await probeMedia(req.outPath);
-    return { path: req.outPath, durationSeconds: info.durationSeconds };
+    return { path: req.outPath, durationSeconds: info.durationSeconds, framing };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
