@@ -24,11 +24,12 @@ export function stepOf(argv: string[]): string {
   if (out === "-" && line.includes("f32le")) return "audio decode to pipe";
   if (line.includes("ebur128")) return "loudness meter";
   if (line.includes("-f concat")) return "concat (stream copy)";
-  if (graph.includes("xfade")) return out.startsWith("joint") ? "trailer joint (blend + encode)" : "trailer join piece (re-encode)";
-  if (graph.includes("trim=start_frame") && !graph.includes("ass=")) return "trailer join piece (re-encode)";
-  if (/^seg\d+/.test(out) && graph.includes("ass=")) return "trailer segment render";
-  if (graph.includes("ass=")) return `clip video render`;
   if (graph.includes("acrossfade")) return "trailer audio cut + crossfade";
+  if (graph.includes("xfade")) return out.startsWith("joint") ? "trailer joint (blend + encode)" : "trailer join piece (re-encode)";
+  const burnsCaptions = graph.includes("ass=filename");
+  if (graph.includes("trim=start_frame") && !burnsCaptions) return "trailer join piece (re-encode)";
+  if (/^seg\d+/.test(out) && burnsCaptions) return "trailer segment render";
+  if (burnsCaptions) return "clip video render";
   if (line.includes("alimiter") && line.includes("aac")) return "audio limiter + AAC";
   if (line.includes("alimiter")) return "audio level pass";
   if (line.includes("-c copy") || line.includes("-c:v copy")) return "mux (stream copy)";

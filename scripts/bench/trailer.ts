@@ -8,7 +8,9 @@
  * process's own CPU (face analysis runs in it) plus that of the ffmpeg children it waited for.
  * The first run of an episode runs the whole job and keeps the checkpoint taken after clip
  * selection in the cache folder; later runs restore it, so only render, trailer and notes run.
- * Usage: bun scripts/bench/trailer.ts [sample|pair ...] [--runs N] [--cache DIR]
+ * With --rerender, the trailer is then rendered again from the run's checkpoint as a re-render
+ * after a transcript correction does, twice: with the framing the checkpoint kept and without it.
+ * Usage: bun scripts/bench/trailer.ts [sample|pair ...] [--runs N] [--cache DIR] [--rerender]
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -18,7 +20,10 @@ import type { JobRow } from "../../src/db/schema.ts";
 import { setLogLevel } from "../../src/log.ts";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { livePipeline } from "../../src/pipeline/live.ts";
-import { runStages } from "../../src/pipeline/stage.ts";
+import { readCheckpoint, runStages } from "../../src/pipeline/stage.ts";
+import type { LiveState } from "../../src/pipeline/live.ts";
+import { trailerPassages } from "../../src/pipeline/render/rerender.ts";
+import { planTrailer, renderTrailer } from "../../src/pipeline/render/trailer.ts";
 import { talkingHeadsPair } from "../../test/helpers/compositions.ts";
 import { table } from "./load.ts";
 
@@ -95,6 +100,21 @@ async function runOnce(kind: string, cache: string) {
   return { rows, trailer: (result as { trailer?: unknown }).trailer, clips: (result as { rendered?: unknown[] }).rendered?.length ?? 0 };
 }
 
+/** CPU and wall seconds of rendering the run's trailer again, with and without the checkpoint's framing. */
+async function rerender(kind: string, cache: string) {
+  const dir = join(cache, kind);
+  const state = readCheckpoint<LiveState>(join(dir, "state"))!.state;
+  const segments = planTrailer(trailerPassages(state), state.transcript!.words);
+  const rows = [];
+  for (const framing of ["kept", "none"] as const) {
+    const t0 = { wall: performance.now(), cpu: cpuNow() };
+    await renderTrailer({ source: state.source!, words: state.transcript!.words, segments, knownFraming: framing === "kept" ? state.trailerFraming : undefined, outPath: join(dir, `rerender-${framing}.mp4`) });
+    const cpu = cpuNow();
+    rows.push({ "re-render framing": framing, "passages kept": String(framing === "kept" ? (state.trailerFraming?.length ?? 0) : 0), "wall s": ((performance.now() - t0.wall) / 1000).toFixed(1), "CPU s": (cpu.user - t0.cpu.user + cpu.sys - t0.cpu.sys).toFixed(1) });
+  }
+  return rows;
+}
+
 if (import.meta.main) {
   const args = process.argv.slice(2);
   const runs = Number(args[args.indexOf("--runs") + 1] ?? 1) || 1;
@@ -108,6 +128,7 @@ if (import.meta.main) {
       console.log(`episode ${kind}, run ${r + 1}: ${cpus().length} cores (${cpus()[0]?.model}), load ${load} at start; ${got.clips} clip(s), trailer ${JSON.stringify(got.trailer)}`);
       console.log(table(got.rows));
     }
+    if (args.includes("--rerender")) console.log(table(await rerender(kind, cache)));
   }
   process.exit(0);
 }

@@ -13,6 +13,7 @@ import { joinVideoCrossfaded, pieceGraph, planJoin, probeSegments, videoCrossfad
 import { encodeTrailerVideo, renderTrailer, segmentEncoder, trailerDuration } from "../../src/pipeline/render/trailer.ts";
 import { encodeClipVideoCuts } from "../../src/pipeline/render/clip-video.ts";
 import { turnsKey } from "../../src/pipeline/render/trailer-framing.ts";
+import { frameRateOf, joinedFrames, planCuts } from "../../src/pipeline/render/trailer-cuts.ts";
 import { DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render/render.ts";
 import { CLIP_LOUDNESS, meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
 import { talkingHeadsPair } from "../helpers/compositions.ts";
@@ -36,6 +37,17 @@ async function segment(name: string, seconds: number, size = "180x320"): Promise
 async function frameHashes(inputs: string[], graph: string): Promise<string[]> {
   const r = await ffmpeg(["-v", "error", ...inputs.flatMap((p) => mediaInput(p)), "-filter_complex", graph, "-map", "[v]", "-f", "framemd5", "-"]);
   return r.stdout.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split(",").pop()!.trim());
+}
+
+/** Runs the wasm child (trailer-join-wasm-child.ts) with no native ffmpeg on PATH; its JSON report. */
+async function wasmChild(args: string[]): Promise<{ kind: string; frames: number }> {
+  const work = await mkdtemp(join(dir, "wasm-"));
+  const env: Record<string, string | undefined> = { ...process.env, PATH: join(work, "empty-path") };
+  delete env.FFMPEG_PATH;
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "trailer-join-wasm-child.ts"), work, ...args], { env, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  expect(code, err).toBe(0);
+  return JSON.parse(out.trim().split("\n").pop()!);
 }
 
 beforeAll(async () => {
@@ -143,6 +155,9 @@ describe("trailer join", () => {
     expect(Number(v.duration)).toBeCloseTo(planned, 1);
     expect(Number(a.duration)).toBeCloseTo(planned, 1);
     expect(t.durationSeconds).toBeCloseTo(planned, 1);
+    // To the frame: the segments at the source's rate, less the frames the crossfades overlap.
+    const cut = planCuts(segments.map((s) => s.end - s.start), frameRateOf(source.fps!), XF);
+    expect(Number(v.nb_frames)).toBe(joinedFrames(cut));
     // The sound is normalised once, after the crossfades, to the clips' delivery target.
     const loud = await meterEbur128(out);
     expect(Math.abs(loud.integrated - CLIP_LOUDNESS.i)).toBeLessThanOrEqual(CLIP_LOUDNESS.tolerance);
@@ -213,17 +228,20 @@ describe("trailer join", () => {
 
   test("the embedded WebAssembly engine joins too", async () => {
     const parts = await Promise.all([1.2, 1.6].map((s, i) => segment(`wasm${i}.mp4`, s)));
-    const work = await mkdtemp(join(dir, "wasm-"));
-    const env: Record<string, string | undefined> = { ...process.env, PATH: join(work, "empty-path") };
-    delete env.FFMPEG_PATH;
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "trailer-join-wasm-child.ts"), work, ...parts], { env, stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    expect(code, err).toBe(0);
-    const got = JSON.parse(out.trim().split("\n").pop()!);
+    const got = await wasmChild(parts);
     expect(got.kind).toBe("wasm");
     // 30 + 40 frames less the 7 the crossfade overlaps: its offset, 0.9 s, falls between frames 22
     // and 23, so frames 23-29 of the first blend with 0-6 of the second.
     expect(got.frames).toBe(63);
+  }, 300000);
+
+  test("the embedded WebAssembly engine renders a trailer's cut segments too (one output per command)", async () => {
+    const src = await segment("wasm-src.mp4", 3, "160x90");
+    const got = await wasmChild(["--trailer", src]);
+    expect(got.kind).toBe("wasm");
+    // Two 1 s segments of 25 frames each, less the frames their crossfade overlaps, as the plan says.
+    const plan = planCuts([1, 1], { num: 25, den: 1 }, XF);
+    expect(got.frames).toBe(joinedFrames(plan));
   }, 300000);
 
   test("joining twice the segments does not take more memory", async () => {

@@ -6,7 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ffmpeg, fontFile, mediaInput } from "../../media/ffmpeg.ts";
-import type { videoEncoderArgs } from "../../media/ffmpeg-engine.ts";
+import { detectEngine, type videoEncoderArgs } from "../../media/ffmpeg-engine.ts";
 import type { Pcm } from "../../media/wav.ts";
 import { imageInput } from "../../media/image.ts";
 import { assEventSpans, buildAss, DEFAULT_CAPTION_STYLE, type CaptionStyle } from "./captions.ts";
@@ -109,18 +109,22 @@ export interface ClipVideoCuts extends Omit<ClipVideo, "enc" | "audiogram" | "on
  */
 export async function encodeClipVideoCuts(o: ClipVideoCuts): Promise<string[]> {
   const graph = await pictureGraph({ ...o, fps: `${o.rate.num}/${o.rate.den}` }, "");
-  const branches = o.cuts.map((_, i) => `[c${i}]`).join("");
-  const tails = o.cuts.map((c, i) => `[c${i}]trim=start_frame=${c.from}:end_frame=${c.to},setpts=PTS-STARTPTS${c.enc.filterSuffix}[o${i}]`);
-  // Cloning the last frame past the window's end, then trimming, fixes the count whatever frame
-  // times the source has; the window is read a frame long so the clone is rarely needed.
-  const cut = `[vout]tpad=stop=-1:stop_mode=clone,trim=end_frame=${o.frames},split=${o.cuts.length}${branches};${tails.join(";")}`;
   const paths = o.cuts.map((c) => join(o.work, `${c.name}.mp4`));
-  const inputArgs = o.cuts.find((c) => c.enc.inputArgs.length)?.enc.inputArgs ?? [];
-  await ffmpeg([
-    "-y", ...inputArgs,
-    ...pictureInputs(o, o.duration + o.rate.den / o.rate.num),
-    "-filter_complex", `${graph};${cut}`,
-    ...o.cuts.flatMap((c, i) => ["-map", `[o${i}]`, "-an", ...c.enc.args, "-video_track_timescale", String(o.timescale), "-f", "mp4", paths[i]!]),
-  ]);
+  const encode = async (cuts: FrameCut[]) => {
+    const branches = cuts.map((_, i) => `[c${i}]`).join("");
+    const tails = cuts.map((c, i) => `[c${i}]trim=start_frame=${c.from}:end_frame=${c.to},setpts=PTS-STARTPTS${c.enc.filterSuffix}[o${i}]`);
+    // Cloning the last frame past the window's end, then trimming, fixes the count whatever frame
+    // times the source has; the window is read a frame long so the clone is rarely needed.
+    const cut = `[vout]tpad=stop=-1:stop_mode=clone,trim=end_frame=${o.frames},split=${cuts.length}${branches};${tails.join(";")}`;
+    await ffmpeg([
+      "-y", ...(cuts.find((c) => c.enc.inputArgs.length)?.enc.inputArgs ?? []),
+      ...pictureInputs(o, o.duration + o.rate.den / o.rate.num),
+      "-filter_complex", `${graph};${cut}`,
+      ...cuts.flatMap((c, i) => ["-map", `[o${i}]`, "-an", ...c.enc.args, "-video_track_timescale", String(o.timescale), "-f", "mp4", join(o.work, `${c.name}.mp4`)]),
+    ]);
+  };
+  // The embedded engine brings back one output per command: there each cut decodes the window itself.
+  if ((await detectEngine()).kind === "wasm") for (const c of o.cuts) await encode([c]);
+  else await encode(o.cuts);
   return paths;
 }

@@ -71,6 +71,11 @@ export function planCuts(durations: number[], rate: FrameRate, crossfade: number
   return { rate, clock, frames, pieces, cuts };
 }
 
+/** Frames of the joined trailer: the bodies, and each joint's lead frame and blended frames. */
+export function joinedFrames(plan: CutPlan): number {
+  return plan.pieces.reduce((n, p) => n + (p.kind === "body" ? p.to - p.from : p.frames + 1), 0);
+}
+
 /** Rendered cuts of one segment. */
 export interface SegmentFiles {
   head?: string;

@@ -1,6 +1,6 @@
 /** The trailer's cut plan (pure): which frames of each segment are shown alone and which are crossfaded. */
 import { describe, expect, test } from "bun:test";
-import { clockOf, frameRateOf, planCuts, segmentCuts } from "../../../../src/pipeline/render/trailer-cuts.ts";
+import { clockOf, frameRateOf, joinedFrames, planCuts, segmentCuts } from "../../../../src/pipeline/render/trailer-cuts.ts";
 import { planJoin } from "../../../../src/pipeline/render/trailer-join.ts";
 import { videoEncoderArgs } from "../../../../src/media/ffmpeg-engine.ts";
 
@@ -37,7 +37,7 @@ describe("trailer cuts", () => {
       if (c.tail) expect(c.tail[1] - c.tail[0]).toBe(plan.cuts[i + 1]!.head![1] + 1);
     }
     // The trailer lasts what its sound does, to the frame: the segments less the crossfades.
-    const shown = plan.pieces.reduce((n, p) => n + (p.kind === "body" ? p.to - p.from : p.frames + 1), 0);
+    const shown = joinedFrames(plan);
     const seconds = durations.reduce((a, b) => a + b, 0) - 0.3 * (durations.length - 1);
     expect(Math.abs(shown - seconds * 25)).toBeLessThanOrEqual(1);
   });
