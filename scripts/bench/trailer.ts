@@ -10,7 +10,8 @@
  * selection in the cache folder; later runs restore it, so only render, trailer and notes run.
  * With --rerender, the trailer is then rendered again from the run's checkpoint as a re-render
  * after a transcript correction does, twice: with the framing the checkpoint kept and without it.
- * Usage: bun scripts/bench/trailer.ts [sample|pair ...] [--runs N] [--cache DIR] [--rerender]
+ * --rerender-only skips the run and re-renders from the checkpoint the last run left.
+ * Usage: bun scripts/bench/trailer.ts [sample|pair ...] [--runs N] [--cache DIR] [--rerender | --rerender-only]
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -122,13 +123,13 @@ if (import.meta.main) {
   const kinds = args.filter((a) => a === "sample" || a === "pair");
   if (!process.env.CLIPYARD_LOG_LEVEL) setLogLevel("warn");
   for (const kind of kinds.length ? kinds : ["sample", "pair"]) {
-    for (let r = 0; r < runs; r++) {
+    for (let r = 0; r < (args.includes("--rerender-only") ? 0 : runs); r++) {
       const load = loadavg()[0]!.toFixed(1);
       const got = await runOnce(kind, cache);
       console.log(`episode ${kind}, run ${r + 1}: ${cpus().length} cores (${cpus()[0]?.model}), load ${load} at start; ${got.clips} clip(s), trailer ${JSON.stringify(got.trailer)}`);
       console.log(table(got.rows));
     }
-    if (args.includes("--rerender")) console.log(table(await rerender(kind, cache)));
+    if (args.includes("--rerender") || args.includes("--rerender-only")) console.log(table(await rerender(kind, cache)));
   }
   process.exit(0);
 }
