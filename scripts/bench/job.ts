@@ -35,7 +35,7 @@ export interface JobBench {
 const MIB = 2 ** 20;
 
 /** The episode: the two-speaker call looped to `minutes`, alone or under the looped composition. */
-async function buildEpisode(work: string, minutes: number, video: boolean): Promise<string> {
+export async function buildEpisode(work: string, minutes: number, video: boolean): Promise<string> {
   const call = ["-stream_loop", "-1", ...mediaInput(join(SHARED_MEDIA, "two_speakers_call.wav"))];
   if (!video) {
     const source = join(work, "episode.wav");

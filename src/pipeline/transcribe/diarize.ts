@@ -47,6 +47,35 @@ export interface LabelSpeakersInput {
   /** Where the neural models run (default: CLIPYARD_SPEAKER_ENGINE). */
   engine?: SpeakerEngineChoice;
   signal?: AbortSignal;
+  /** Wall and CPU time of each part, for benchmarks (CPU: this whole process, or the worker when the models run there). */
+  onStats?: (part: SpeakerPart, usage: PartUsage) => void;
+}
+
+export type SpeakerPart = "segment" | "embed" | "cluster";
+
+export interface PartUsage {
+  wallSeconds: number;
+  cpuSeconds?: number;
+}
+
+function usageSince(t0: number, cpu0: NodeJS.CpuUsage): PartUsage {
+  const cpu = process.cpuUsage(cpu0);
+  return { wallSeconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+}
+
+/** `run`'s result and its wall and process CPU seconds (the process's CPU: whatever else ran meanwhile counts too). */
+export async function timed<T>(run: () => Promise<T>): Promise<{ value: T; usage: PartUsage }> {
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const value = await run();
+  return { value, usage: usageSince(t0, cpu0) };
+}
+
+function timedSync<T>(run: () => T): { value: T; usage: PartUsage } {
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const value = run();
+  return { value, usage: usageSince(t0, cpu0) };
 }
 
 function mfccLabels(input: LabelSpeakersInput, warning?: string): SpeakerLabels {
@@ -66,7 +95,7 @@ export const SEGMENTATION_OVERLAP: VadOptions = { threshold: 0.5, negThreshold: 
  * Speech the segmentation model hears (trained on far-field meetings, it finds quiet speakers Silero
  * misses) and where two people talk at once; or the reason when its model is not verified.
  */
-async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[]; local: { frames: LocalFrames; duration: number; speech: Region[] } } | { reason: string }> {
+async function segment(input: SpeakerEvidenceInput, plan: SpeakerEnginePlan): Promise<{ speech: Region[]; overlaps: Region[]; local: { frames: LocalFrames; duration: number; speech: Region[] } } | { reason: string }> {
   let modelPath: string;
   try {
     modelPath = resolveModel(SEGMENTATION_MODEL, input.modelsDir);
@@ -86,37 +115,73 @@ async function segment(input: LabelSpeakersInput, plan: SpeakerEnginePlan): Prom
 
 const fallbackWarning = (why: string) => `speaker labels from MFCC clustering, not neural speaker embeddings: ${why}`;
 
-export async function labelSpeakers(input: LabelSpeakersInput): Promise<SpeakerLabels> {
-  if (input.diarizer === "mfcc") return mfccLabels(input);
+/**
+ * What the neural speaker models say about the audio, which needs no words: the speech (VAD and
+ * segmentation merged), where two voices overlap, the embedding windows and their embeddings. Or why
+ * the MFCC clustering must stand in. Computed apart from the labelling so it can run while recognition
+ * does (transcribe.ts).
+ */
+export type SpeakerEvidence =
+  | { kind: "mfcc"; warning?: string }
+  | { kind: "neural"; regions: Region[]; overlaps: Region[]; windows: Window[]; embeddings: number[][]; local?: { frames: LocalFrames; duration: number; speech: Region[] }; engine: string; warning?: string };
+
+export type SpeakerEvidenceInput = Omit<LabelSpeakersInput, "words" | "numSpeakers">;
+
+/** The speaker models' evidence; a failing model run degrades to `mfcc` (with the reason), an abort or a fatal engine choice throws. */
+export async function speakerEvidence(input: SpeakerEvidenceInput): Promise<SpeakerEvidence> {
+  if (input.diarizer === "mfcc") return { kind: "mfcc" };
   let modelPath: string;
   try {
     modelPath = resolveModel(SPEAKER_EMBEDDING_MODEL, input.modelsDir);
   } catch (err) {
     if (!(err instanceof ModelNotAvailableError)) throw err;
     log.warn("speaker embedding model unavailable; using MFCC clustering", { reason: err.message });
-    return mfccLabels(input, fallbackWarning(err.message));
+    return { kind: "mfcc", warning: fallbackWarning(err.message) };
   }
   // Outside the fallback below: CLIPYARD_SPEAKER_ENGINE=onnxruntime that cannot load fails the job, as asked.
   const plan = await planSpeakerEngine(input.engine);
   const where = plan.engine === "onnxruntime-node" ? " in-process" : "";
   if (!where) log.info("speaker models run in the Python speech worker", { reason: plan.reason });
   try {
-    const seg = await segment(input, plan);
+    const segRun = await timed(() => segment(input, plan));
+    const seg = segRun.value;
+    input.onStats?.("segment", segRun.usage);
     const regions = "reason" in seg ? input.regions : mergeRegions([...input.regions, ...seg.speech]);
     const overlaps = "reason" in seg ? [] : seg.overlaps;
     const windows = embeddingWindows(regions);
     const engine = `CAM++ speaker embeddings (${SPEAKER_EMBEDDING_MODEL})${where}${"reason" in seg ? "" : ` + pyannote segmentation-3.0 speech and overlap${where}`}`;
     const warning = "reason" in seg ? `overlapping speech not detected and quiet speech left to the VAD: ${seg.reason}` : undefined;
     if ("reason" in seg) log.warn("segmentation model unavailable; diarizing without overlap detection", { reason: seg.reason });
-    if (!windows.length) return { speakers: input.words.map(() => "Speaker 1"), turns: [], activity: [], engine, warning };
-    const embeddings = await speakerEmbeddings(plan, modelPath, input.wav, input.audio, windows.map((w) => [w.start, w.end]), input.signal);
-    const r = diarizeFromEmbeddings(regions, windows, embeddings, input.words, { numSpeakers: input.numSpeakers }, overlaps, "reason" in seg ? undefined : seg.local);
-    return { ...r, engine, warning };
+    const local = "reason" in seg ? undefined : seg.local;
+    if (!windows.length) return { kind: "neural", regions, overlaps, windows, embeddings: [], local, engine, warning };
+    const embedRun = await timed(() => speakerEmbeddings(plan, modelPath, input.wav, input.audio, windows.map((w) => [w.start, w.end]), input.signal));
+    input.onStats?.("embed", embedRun.usage);
+    return { kind: "neural", regions, overlaps, windows, embeddings: embedRun.value, local, engine, warning };
   } catch (err) {
     // Speaker labels are worth less than the transcript: a failing model run degrades, it does not fail the job.
     if (input.signal?.aborted) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     log.warn("speaker embedding run failed; using MFCC clustering", { reason });
+    return { kind: "mfcc", warning: fallbackWarning(reason) };
+  }
+}
+
+/** Speaker labels for the words from the models' evidence (or the MFCC clustering where that is all there is). */
+export function labelsFromEvidence(evidence: SpeakerEvidence, input: LabelSpeakersInput): SpeakerLabels {
+  if (evidence.kind === "mfcc") return mfccLabels(input, evidence.warning);
+  const { regions, overlaps, windows, embeddings, local, engine, warning } = evidence;
+  if (!windows.length) return { speakers: input.words.map(() => "Speaker 1"), turns: [], activity: [], engine, warning };
+  try {
+    const clusterRun = timedSync(() => diarizeFromEmbeddings(regions, windows, embeddings, input.words, { numSpeakers: input.numSpeakers }, overlaps, local));
+    input.onStats?.("cluster", clusterRun.usage);
+    return { ...clusterRun.value, engine, warning };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    log.warn("speaker clustering failed; using MFCC clustering", { reason });
     return mfccLabels(input, fallbackWarning(reason));
   }
+}
+
+export async function labelSpeakers(input: LabelSpeakersInput): Promise<SpeakerLabels> {
+  return labelsFromEvidence(await speakerEvidence(input), input);
 }

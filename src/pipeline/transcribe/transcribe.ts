@@ -9,7 +9,7 @@ import { resolveModel } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { scratchDirSync } from "../../scratch.ts";
 import { speakerTimeline, type SpeakerTurn } from "./speaker-turns.ts";
-import { labelSpeakers } from "./diarize.ts";
+import { labelsFromEvidence, speakerEvidence, type SpeakerEvidence, type SpeakerPart } from "./diarize.ts";
 import { castOf, type SpeakersOption } from "./cast.ts";
 import { nameSpeakers } from "./speaker-names.ts";
 import { segmentsFromWords } from "./segments.ts";
@@ -54,8 +54,13 @@ export interface TranscribeOptions {
   /** Move speaker changes onto nearby sentence ends (default true; false keeps the diarizer's raw word labels, for comparison). */
   alignTurns?: boolean;
   onProgress?: (fraction: number) => void;
+  /**
+   * Run the speaker models (segmentation, CAM++ embeddings) while recognition runs, rather than after it
+   * (default true): they need no words, only the clustering does. False for benchmarks that compare.
+   */
+  speakersBesideRecognition?: boolean;
   /** Wall and CPU time per stage, for benchmarks. */
-  onStats?: (stage: "decode" | "vad" | "asr" | "diarize", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
+  onStats?: (stage: "decode" | "vad" | "asr" | "diarize" | SpeakerPart | "align", usage: { wallSeconds: number; cpuSeconds?: number }) => void;
   signal?: AbortSignal;
   /** The length cap in seconds (CLIPYARD_MAX_MEDIA_SECONDS); decoding also stops at a small multiple of the claimed duration (decoded-length.ts). Default: no cap beyond that multiple. */
   maxSeconds?: number;
@@ -137,6 +142,11 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
   const decodeLimit = decodedLengthLimit(claimed, opts.maxSeconds ?? Number.POSITIVE_INFINITY);
   const work = scratchDirSync("asr");
   let audio: ReturnType<typeof openWav> | undefined;
+  // Stops the speaker models when the job is cancelled or recognition fails while they still run.
+  const speakerWork = new AbortController();
+  const stopSpeakerWork = () => speakerWork.abort(opts.signal?.reason);
+  opts.signal?.addEventListener("abort", stopSpeakerWork, { once: true });
+  let evidence: Promise<SpeakerEvidence> | undefined;
   try {
     const wav = join(work, "speech.wav");
     let t0 = performance.now();
@@ -158,6 +168,14 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
     progress(0.08);
     log.debug("speech regions", { count: regions.length, speechSeconds: totalSeconds(regions), duration });
+
+    const evidenceInput = { wav, audio, regions, diarizer: opts.diarizer, signal: speakerWork.signal, onStats: opts.onStats };
+    const startEvidence = () => (opts.diarize === false ? undefined : speakerEvidence(evidenceInput));
+    if (opts.speakersBesideRecognition !== false) {
+      evidence = startEvidence();
+      // Awaited after recognition; a failure meanwhile must not count as unhandled.
+      evidence?.catch(() => {});
+    }
 
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
@@ -208,10 +226,11 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     if (corrections.length) log.debug("vocabulary corrections", { corrections });
     const cast = castOf(opts.speakers);
     lap();
-    const diarized =
-      opts.diarize === false
-        ? undefined
-        : await labelSpeakers({ wav, audio, regions, words: rawWords, numSpeakers: opts.numSpeakers ?? cast?.count, diarizer: opts.diarizer, signal: opts.signal });
+    evidence ??= startEvidence();
+    const found = await evidence;
+    // A job cancelled after its last worker finished still ends here, not with a transcript.
+    opts.signal?.throwIfAborted();
+    const diarized = found && labelsFromEvidence(found, { ...evidenceInput, words: rawWords, numSpeakers: opts.numSpeakers ?? cast?.count });
     const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
     const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
@@ -221,6 +240,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const [diarizedTurns, diarizedActivity] = numbered.timelines;
     const segments = segmentsFromWords(words);
     const naming = nameSpeakers(segments, { cast: cast?.names });
+    opts.onStats?.("align", { wallSeconds: lap() });
     progress(1);
     return {
       language: recognisedLanguage,
@@ -235,6 +255,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       ...withWarnings([...(diarized?.warning ? [diarized.warning] : []), ...promptWarnings, ...doubtfulStretches(words)]),
     };
   } finally {
+    speakerWork.abort();
+    opts.signal?.removeEventListener("abort", stopSpeakerWork);
+    // The speaker models read the audio: it closes once they have stopped.
+    await evidence?.catch(() => {});
     audio?.close();
     rmSync(work, { recursive: true, force: true });
   }
