@@ -5,7 +5,8 @@
  * segmentation, CAM++ embeddings, clustering and word/turn alignment. Per part: wall seconds, CPU
  * seconds, and CPU / wall (how many of the cores were busy). CPU is this process's for the in-process
  * parts (onnxruntime's threads included) and the Python worker's for recognition; decoding is ffmpeg's
- * and reported as wall only.
+ * and reported as wall only. Also the peak resident memory of the process tree (this process and the
+ * speech worker, summed, sampled every 200 ms).
  *
  * --serial runs the speaker models after recognition instead of beside it (speakersBesideRecognition),
  * so the parts' own costs are not mixed; beside it, their wall overlaps recognition's.
@@ -17,6 +18,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setLogLevel } from "../../src/log.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
+import { TreeMemorySampler } from "../../test/helpers/process-memory.ts";
 import { buildEpisode } from "./job.ts";
 import { numberFlag, table } from "./load.ts";
 
@@ -29,6 +31,9 @@ try {
   const source = await buildEpisode(work, minutes, video);
   const parts: Array<{ part: string; wall: number; cpu?: number }> = [];
   const load0 = loadavg()[0]!;
+  // The whole process tree's resident memory (this process and the speech worker), sampled every 200 ms.
+  const memory = new TreeMemorySampler();
+  memory.mark("transcribe");
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const threads = numberFlag("threads", 0) || undefined;
@@ -43,6 +48,7 @@ try {
     },
   });
   const wall = (performance.now() - t0) / 1000;
+  const peaks = await memory.stop();
   const cpu = process.cpuUsage(cpu0);
   const rows = parts.map((p) => ({ part: p.part, "wall s": p.wall, "cpu s": p.cpu ?? "", "cores busy": p.cpu === undefined ? "" : (p.cpu / p.wall).toFixed(2), "share of wall": `${Math.round((100 * p.wall) / wall)} %` }));
   const asrCpu = parts.filter((p) => p.part === "asr").reduce((s, p) => s + (p.cpu ?? 0), 0);
@@ -52,7 +58,7 @@ try {
   console.log(`engine: ${t.engine}; threads ${threads ?? "default"}, beam ${beamSize ?? "default"}`);
   console.log(`${t.words.length} words, ${speakers} speakers, ${t.speakerTurns?.length ?? 0} turns, ${t.segments.length} segments`);
   console.log(table(rows));
-  console.log(`real-time factor of the stage: ${(wall / (minutes * 60)).toFixed(3)}`);
+  console.log(`real-time factor of the stage: ${(wall / (minutes * 60)).toFixed(3)}; peak RSS of the process tree ${Math.round(peaks.peak / 2 ** 20)} MiB`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
