@@ -276,12 +276,12 @@ export function mentions(t: Transcript, a: EpisodeAnalysis): Mentions {
   );
   const counts = new Map<string, number>();
   a.nlp.forEach((nlp) => {
-    const words = nlp.tokens.filter((tok) => tok.type === "word");
+    const words = nlp.tokens.filter((tok) => tok.type === "word").map((tok) => tok.text);
     const add = (span: NlpToken[], end: number) => {
       if (span.length === 0 || !(span.length > 1 || !span[0]!.stop)) return;
       const text = span.map((x) => x.text).join(" ");
       if (span.every((x) => speakerWords.has(x.norm)) || soundsLikeShow(text, show)) return;
-      if (partOfShowName(words.map((w) => w.text), end - span.length, end, show)) return;
+      if (partOfShowName(words, end - span.length, end, show)) return;
       counts.set(text, (counts.get(text) ?? 0) + 1);
     };
     let span: NlpToken[] = [];
