@@ -2,6 +2,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import { camelColumns, preparedOnce } from "../db/prepared.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
+import { commitEpoch } from "../db/commit-epoch.ts";
 import { apiKeys } from "../db/schema.ts";
 import { newId, randomBase62, safeEqual, sha256Hex } from "../ids.ts";
 
@@ -60,38 +61,65 @@ function findKeyByHash(db: Db, hash: string): ApiKey | undefined {
 
 /** Keys a process remembers by secret hash (beyond this the oldest is forgotten and read again when used). */
 export const KNOWN_KEYS_MAX = 10_000;
-const knownKeys = preparedOnce((_db) => new Map<string, Readonly<ApiKey>>());
+/** A remembered key, and the commit epoch (src/db/commit-epoch.ts) at which it was last read live. */
+interface KnownKey {
+  key: Readonly<ApiKey>;
+  liveAt: number | undefined;
+}
+const knownKeys = preparedOnce((_db) => new Map<string, KnownKey>());
 const revokedAtById = preparedOnce((db) => db.$client.query(`SELECT revoked_at AS "revokedAt" FROM api_keys WHERE id = ?`));
+
+/**
+ * A remembered key's revoked_at as the database holds it now: null while it is live, undefined when
+ * the key is gone. A caller that reads something else on every request may pass its own reader, which
+ * reads this beside its own value in one statement (one read transaction, one round trip).
+ */
+export type RevocationReader = (key: Readonly<ApiKey>) => number | null | undefined;
+
+const readRevokedAt = preparedOnce((db): RevocationReader => {
+  const statement = revokedAtById(db);
+  return (key) => {
+    const row = statement.get(key.id) as { revokedAt: number | null } | null;
+    return row ? row.revokedAt : undefined;
+  };
+});
 
 /**
  * The key for a secret, for authenticating a request. Everything about a key but its revocation is
  * fixed when it is created, so a key seen once is remembered by its secret's hash and only its
- * revoked_at is read again, by primary key (authentication measured 9.5 → 4.3 µs of CPU on SQLite, not the whole
- * row's unique-hash lookup): a revocation by any process or cluster node counts from the next
- * request. Revocation is final, so a key seen revoked is answered from memory. Unknown secrets are
- * never remembered, so a client sending made-up keys cannot grow the map.
+ * revoked_at is read again, by primary key, and only when something has been committed to the
+ * database since it was last read live (commitEpoch: on SQLite, a look at the WAL-index header in
+ * shared memory; on PostgreSQL there is none, and it is read on every request). So a revocation by
+ * any process or cluster node counts from the next request. Revocation is final, so a key seen
+ * revoked is answered from memory. Unknown secrets are never remembered, so a client sending
+ * made-up keys cannot grow the map.
  */
-export function authenticKey(db: Db, secret: string, max = KNOWN_KEYS_MAX): Readonly<ApiKey> | undefined {
+export function authenticKey(db: Db, secret: string, max = KNOWN_KEYS_MAX, revokedAtNow: RevocationReader = readRevokedAt(db)): Readonly<ApiKey> | undefined {
   const hash = sha256Hex(secret);
   const known = knownKeys(db);
   const cached = known.get(hash);
+  // Before any read: what is read after it is labelled with it.
+  const epoch = commitEpoch(db);
   if (cached) {
-    if (cached.revokedAt !== null) return cached;
-    const row = revokedAtById(db).get(cached.id) as { revokedAt: number | null } | null;
-    if (!row) {
+    if (cached.key.revokedAt !== null) return cached.key;
+    if (epoch !== undefined && cached.liveAt === epoch) return cached.key;
+    const revokedAt = revokedAtNow(cached.key);
+    if (revokedAt === undefined) {
       // Keys are never deleted today; if one ever is, it stops working at once all the same.
       known.delete(hash);
       return undefined;
     }
-    if (row.revokedAt === null) return cached;
-    const revoked = Object.freeze({ ...cached, revokedAt: row.revokedAt });
-    known.set(hash, revoked);
-    return revoked;
+    if (revokedAt === null) {
+      cached.liveAt = epoch;
+      return cached.key;
+    }
+    cached.key = Object.freeze({ ...cached.key, revokedAt });
+    return cached.key;
   }
   const key = findKeyByHash(db, hash);
   if (!key) return undefined;
   if (known.size >= max) known.delete(known.keys().next().value!);
-  known.set(hash, Object.freeze(key));
+  known.set(hash, { key: Object.freeze(key), liveAt: epoch });
   return key;
 }
 

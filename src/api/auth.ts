@@ -1,4 +1,4 @@
-import { authenticKey, parseKey, type ApiKey } from "../accounts/keys.ts";
+import { authenticKey, KNOWN_KEYS_MAX, parseKey, type ApiKey, type RevocationReader } from "../accounts/keys.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../errors.ts";
 
@@ -8,8 +8,11 @@ export interface Principal {
   env: "live" | "test";
 }
 
-/** Spec §5: bearer keys, checked in the order the error table lists them. */
-export function authenticate(db: Db, header: string | null): Principal {
+/**
+ * Spec §5: bearer keys, checked in the order the error table lists them. `revokedAtNow` reads a
+ * remembered key's revocation (see RevocationReader); by default its own statement.
+ */
+export function authenticate(db: Db, header: string | null, revokedAtNow?: RevocationReader): Principal {
   if (header === null || header.trim() === "") {
     throw new ApiError("missing_authorization", "Send your API key as 'Authorization: Bearer <key>'.");
   }
@@ -19,7 +22,7 @@ export function authenticate(db: Db, header: string | null): Principal {
   if (!parsed || parsed.secret.length === 0) {
     throw new ApiError("invalid_api_key_format", "API keys start with svc_live_ or svc_test_.");
   }
-  const key = authenticKey(db, parsed.secret);
+  const key = authenticKey(db, parsed.secret, KNOWN_KEYS_MAX, revokedAtNow);
   if (!key) throw new ApiError("invalid_api_key", "No such API key.");
   if (key.env !== parsed.env) {
     throw new ApiError(

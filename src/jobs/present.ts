@@ -106,33 +106,65 @@ export function presentJob(row: JobRow, ctx: PresentContext): Job {
   return job;
 }
 
-/** Jobs whose serialised body is remembered (about 20 KB each when finished: the row and its body). */
+/** Jobs whose serialised body is remembered (about 30 KB each when finished: the row, its JSON and its bytes). */
 export const PRESENTED_JOBS_MAX = 256;
-const presented = new Map<string, { row: JobRow; publicUrl: string; shareSecret: string; json: string }>();
+
+/**
+ * A job's body as GET /v1/jobs/{id} answers it: the JSON text, and the same encoded once as UTF-8
+ * in a Blob, which a Response sends as it is (a string body is encoded again for every response).
+ */
+export interface JobBody {
+  json: string;
+  blob: Blob;
+}
+
+/** `currentAt`: the commit epoch (src/db/commit-epoch.ts) at which the row was last read, or its version seen unchanged. */
+const presented = new Map<string, { row: JobRow; publicUrl: string; shareSecret: string; body: JobBody; currentAt: number | undefined }>();
 
 /**
  * presentJob serialised, remembered per job while its row stays the same. A finished job's body
  * (~10 KB: clips, transcript, show notes) took ~100 µs to build and serialise on every poll, which
  * made a finished job 7 × slower to read than a queued one. The whole row is compared column by
- * column, so any change (status, progress, a review, a re-render) shows on the next read.
+ * column, so any change (status, progress, a review, a re-render) shows on the next read. `readAt`:
+ * the commit epoch taken before `row` was read.
  */
-export function presentJobJson(row: JobRow, ctx: PresentContext): string {
+export function presentJobBody(row: JobRow, ctx: PresentContext, readAt?: number): JobBody {
   const hit = presented.get(row.id);
-  if (hit && hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret && sameRow(hit.row, row)) return hit.json;
+  if (hit && hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret && sameRow(hit.row, row)) {
+    hit.currentAt = readAt;
+    return hit.body;
+  }
   const json = JSON.stringify(presentJob(row, ctx));
+  const body = { json, blob: new Blob([json], { type: "application/json;charset=utf-8" }) };
   if (!hit && presented.size >= PRESENTED_JOBS_MAX) presented.delete(presented.keys().next().value!);
-  presented.set(row.id, { row, publicUrl: ctx.publicUrl, shareSecret: ctx.shareSecret, json });
-  return json;
+  presented.set(row.id, { row, publicUrl: ctx.publicUrl, shareSecret: ctx.shareSecret, body, currentAt: readAt });
+  return body;
 }
 
 /**
  * The body remembered for job `id` if it was built from the row at `version` (jobs.version, raised
  * by the database on every update of the row), else undefined: GET reads the version, a few bytes,
- * and reads and decodes the whole row only when the job has changed since.
+ * and reads and decodes the whole row only when the job has changed since. `readAt`: the commit
+ * epoch taken before `version` was read.
  */
-export function rememberedJobJson(id: string, version: number, ctx: PresentContext): string | undefined {
+export function rememberedJobBody(id: string, version: number, ctx: PresentContext, readAt?: number): JobBody | undefined {
   const hit = presented.get(id);
-  return hit && Number(hit.row.version) === version && hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret ? hit.json : undefined;
+  if (!(hit && Number(hit.row.version) === version && hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret)) return undefined;
+  hit.currentAt = readAt;
+  return hit.body;
+}
+
+/**
+ * The body remembered for job `id` in `scope` if nothing has been committed to the database since
+ * its row or version was last read (the commit epoch is still `epoch`), else undefined: then the
+ * version must be read. The scope is checked here as the version's read checks it: a job of another
+ * organisation or world is never answered.
+ */
+export function currentJobBody(id: string, scope: { orgId: string; env: string }, epoch: number | undefined, ctx: PresentContext): JobBody | undefined {
+  if (epoch === undefined) return undefined;
+  const hit = presented.get(id);
+  if (!hit || hit.currentAt !== epoch || hit.row.orgId !== scope.orgId || hit.row.env !== scope.env) return undefined;
+  return hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret ? hit.body : undefined;
 }
 
 function sameRow(a: JobRow, b: JobRow): boolean {

@@ -34,6 +34,23 @@ export function getJobVersion(db: Db, scope: Scope, id: string): number | undefi
   return row ? Number(row.version) : undefined;
 }
 
+/**
+ * A key's revoked_at (see RevocationReader in src/accounts/keys.ts) and the version of a job in scope,
+ * in one statement: GET /v1/jobs/{id} needs both on every request, and each statement is a read
+ * transaction of its own (on SQLite a WAL read lock, on PostgreSQL a round trip). No row when the
+ * key is gone; a null version when the job is not in scope.
+ */
+const keyRevocationAndJobVersion = preparedOnce((db) =>
+  db.$client.query(`SELECT revoked_at, (SELECT version FROM jobs WHERE id = ? AND org_id = ? AND env = ?) FROM api_keys WHERE id = ?`),
+);
+
+export function getKeyRevocationAndJobVersion(db: Db, keyId: string, scope: Scope, id: string): { revokedAt: number | null; version: number | undefined } | undefined {
+  const row = keyRevocationAndJobVersion(db).values(id, scope.orgId, scope.env, keyId)[0] as [number | string | null, number | string | null] | undefined;
+  if (!row) return undefined;
+  // PostgreSQL's BIGINT arrives as text.
+  return { revokedAt: row[0] === null ? null : Number(row[0]), version: row[1] === null ? undefined : Number(row[1]) };
+}
+
 export function getJobById(db: Db, id: string): JobRow | undefined {
   return db.select().from(jobs).where(eq(jobs.id, id)).get();
 }

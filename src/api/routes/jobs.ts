@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { submitJobBody } from "../../jobs/submit.ts";
-import { presentJob, presentJobJson, rememberedJobJson } from "../../jobs/present.ts";
-import { getJob, getJobVersion, listJobs } from "../../jobs/store.ts";
+import { currentJobBody, presentJob, presentJobBody, rememberedJobBody, type JobBody } from "../../jobs/present.ts";
+import { getJob, getJobVersion, getKeyRevocationAndJobVersion, listJobs } from "../../jobs/store.ts";
 import { readTx } from "../../db/client.ts";
+import { commitEpoch } from "../../db/commit-epoch.ts";
 import { readJsonObject } from "../body.ts";
 import { idempotencyKey } from "../idempotency-key.ts";
 import { ApiError } from "../../errors.ts";
@@ -21,7 +22,20 @@ export function register(app: App, ctx: AppContext): void {
       return createJob(ctx, request, reply(set).headers, requestIdOf(request));
     }, { parse: "none" })
     .get("/v1/jobs", ({ request, set }) => listJobsRoute(ctx, request, reply(set).headers))
-    .get("/v1/jobs/:id", ({ request, set, params }) => getJobRoute(ctx, request, reply(set).headers, params.id));
+    // Written so that Elysia calls it directly: it takes a handler whose text returns straight from a
+    // call (`=> f(…)`, `return f(…)`) for one that may return a promise, and awaits it on every request
+    // (a promise, a microtask, and Bun waiting on the promise instead of taking the Response at once).
+    .get("/v1/jobs/:id", ({ request, set, params }) => {
+      const headers = reply(set).headers;
+      const body = getJobRoute(ctx, request, headers, params.id);
+      // The body's UTF-8 bytes, encoded once per version of the job, with the headers set so far
+      // (request id, rate limit). Elysia passes a Response through untouched only when it has no
+      // headers of its own left to add, so they move onto the Response and set's are emptied.
+      headers["content-type"] = body.blob.type;
+      const response = new Response(body.blob, { headers: headers as Record<string, string> });
+      set.headers = {};
+      return response;
+    });
 }
 
 /** POST /v1/jobs — spec §4; `source.type` "upload" is an extension. */
@@ -34,20 +48,34 @@ async function createJob(ctx: AppContext, request: Request, headers: HeaderBag, 
 }
 
 /** GET /v1/jobs/{id} — spec §4; ids of other organisations or of the other world are not_found, never forbidden. */
-function getJobRoute(ctx: AppContext, request: Request, headers: HeaderBag, id: string) {
-  const principal = guard(ctx, request, headers);
-  // Single statements: no transaction needed (on PostgreSQL that saves a BEGIN and a COMMIT per request).
-  // The row version first: reading and decoding the whole ~10 KB row cost more than the rest of the
-  // request, and only a changed job needs it.
-  const version = getJobVersion(ctx.db, principal, id);
+function getJobRoute(ctx: AppContext, request: Request, headers: HeaderBag, id: string): JobBody {
+  // Taken before anything is read, so everything this request reads is at least this recent.
+  const epoch = commitEpoch(ctx.db);
+  // The row version, not the row: reading and decoding the whole ~10 KB row cost more than the rest
+  // of the request, and only a changed job needs it. A remembered key whose revocation must be read
+  // again has it read in the same statement (one read instead of two).
+  let version: number | undefined;
+  let versionRead = false;
+  const principal = guard(ctx, request, headers, undefined, (key) => {
+    const row = getKeyRevocationAndJobVersion(ctx.db, key.id, key, id);
+    versionRead = true;
+    version = row?.version;
+    return row?.revokedAt;
+  });
+  if (!versionRead) {
+    // Nothing committed since the job was last read: no read at all (SQLite; see commitEpoch).
+    const current = currentJobBody(id, principal, epoch, ctx.present);
+    if (current !== undefined) return current;
+    // Single statements: no transaction needed (on PostgreSQL that saves a BEGIN and a COMMIT per request).
+    version = getJobVersion(ctx.db, principal, id);
+  }
   if (version === undefined) throw new ApiError("not_found", `No job ${id}.`, "id");
-  // Already serialised (and remembered while the row is unchanged); the same type as Response.json's.
-  headers["content-type"] = "application/json;charset=utf-8";
-  const remembered = rememberedJobJson(id, version, ctx.present);
+  // Already serialised, and remembered while the row is unchanged.
+  const remembered = rememberedJobBody(id, version, ctx.present, epoch);
   if (remembered !== undefined) return remembered;
   const row = getJob(ctx.db, principal, id);
   if (!row) throw new ApiError("not_found", `No job ${id}.`, "id");
-  return presentJobJson(row, ctx.present);
+  return presentJobBody(row, ctx.present, epoch);
 }
 
 const ListQuerySchema = z

@@ -2,8 +2,9 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { authenticKey, createKey, parseKey, revokeKey, revokeKeyById } from "../../../src/accounts/keys.ts";
+import { authenticKey, createKey, KNOWN_KEYS_MAX, parseKey, revokeKey, revokeKeyById } from "../../../src/accounts/keys.ts";
 import { ensureOrg } from "../../../src/accounts/orgs.ts";
+import { commitEpoch } from "../../../src/db/commit-epoch.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import { openTestDb } from "../../helpers/db.ts";
 
@@ -63,4 +64,27 @@ test("remembered keys cannot be changed by a caller", () => {
     (found as { orgId: string }).orgId = "org_other";
   }).toThrow();
   expect(authenticKey(db, secretOf(key))!.orgId).toBe(org.id);
+});
+
+test("a remembered key's revocation is read again only after a commit; a revocation by another connection is that commit", () => {
+  // PostgreSQL has no commit epoch: there the revocation is read on every lookup.
+  const watched = commitEpoch(db) !== undefined;
+  const { key } = createKey(db, org.id, "test", clock);
+  let reads = 0;
+  const reader = (k: { id: string }) => {
+    reads++;
+    return (db.$client.query("SELECT revoked_at AS r FROM api_keys WHERE id = ?").get(k.id) as { r: number | null } | null)?.r;
+  };
+  expect(authenticKey(db, secretOf(key), KNOWN_KEYS_MAX, reader)?.revokedAt).toBeNull(); // read whole, not through the reader
+  for (let i = 0; i < 3; i++) expect(authenticKey(db, secretOf(key), KNOWN_KEYS_MAX, reader)?.revokedAt).toBeNull();
+  expect(reads).toBe(watched ? 0 : 3);
+  // Any commit (here an unrelated one) makes the next lookup read the revocation once.
+  createKey(other, org.id, "test", clock);
+  expect(authenticKey(db, secretOf(key), KNOWN_KEYS_MAX, reader)?.revokedAt).toBeNull();
+  expect(authenticKey(db, secretOf(key), KNOWN_KEYS_MAX, reader)?.revokedAt).toBeNull();
+  expect(reads).toBe(watched ? 1 : 5);
+  clock.advance(1000);
+  expect(revokeKey(other, key, clock)).toBe(true);
+  expect(authenticKey(db, secretOf(key), KNOWN_KEYS_MAX, reader)?.revokedAt).toBe(clock.now());
+  expect(reads).toBe(watched ? 2 : 6);
 });

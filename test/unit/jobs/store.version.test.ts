@@ -4,8 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb, type Db } from "../../../src/db/client.ts";
 import { rowVersionTrigger } from "../../../src/db/postgres/dialect.ts";
-import { presentJobJson, rememberedJobJson } from "../../../src/jobs/present.ts";
-import { claimNextJob, extendJobLease, getJob, getJobVersion, insertJob, markComplete, replaceOutput } from "../../../src/jobs/store.ts";
+import { presentJobBody, rememberedJobBody } from "../../../src/jobs/present.ts";
+import { claimNextJob, extendJobLease, getJob, getJobVersion, getKeyRevocationAndJobVersion, insertJob, markComplete, replaceOutput } from "../../../src/jobs/store.ts";
+import { createKey, revokeKeyById } from "../../../src/accounts/keys.ts";
+import { ManualClock } from "../../../src/clock.ts";
 import { freshSchemaUrl, stopOwnPostgres } from "../../helpers/postgres.ts";
 
 // GET /v1/jobs/{id} answers from the body it built before while jobs.version is unchanged, so the
@@ -73,13 +75,35 @@ describe.each(backEnds)("jobs.version on %s", (_, open) => {
       db.$client.query("INSERT INTO orgs (id, name, created_at) VALUES (?, ?, 0)").run(scope.orgId, `o_${Math.random()}`);
       const id = `job_r${Math.random().toString(36).slice(2)}`;
       newJob(db, id);
-      expect(rememberedJobJson(id, 0, ctx)).toBeUndefined();
-      const body = presentJobJson(getJob(db, scope, id)!, ctx);
-      expect(rememberedJobJson(id, getJobVersion(db, scope, id)!, ctx)).toBe(body);
-      expect(rememberedJobJson(id, 0, { ...ctx, publicUrl: "http://other" })).toBeUndefined();
+      expect(rememberedJobBody(id, 0, ctx)?.json).toBeUndefined();
+      const body = presentJobBody(getJob(db, scope, id)!, ctx).json;
+      expect(rememberedJobBody(id, getJobVersion(db, scope, id)!, ctx)?.json).toBe(body);
+      expect(rememberedJobBody(id, 0, { ...ctx, publicUrl: "http://other" })?.json).toBeUndefined();
       db.$client.query("UPDATE jobs SET status = 'failed', error_code = 'x', error_message = 'y' WHERE id = ?").run(id);
-      expect(rememberedJobJson(id, getJobVersion(db, scope, id)!, ctx)).toBeUndefined();
-      expect(JSON.parse(presentJobJson(getJob(db, scope, id)!, ctx)).status).toBe("failed");
+      expect(rememberedJobBody(id, getJobVersion(db, scope, id)!, ctx)?.json).toBeUndefined();
+      expect(JSON.parse(presentJobBody(getJob(db, scope, id)!, ctx).json).status).toBe("failed");
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  test("a key's revocation and a job's version read in one statement: each as read alone, scoped like the version", () => {
+    const db = open();
+    try {
+      db.$client.query("INSERT INTO orgs (id, name, created_at) VALUES (?, ?, 0)").run(scope.orgId, `o_${Math.random()}`);
+      const clock = new ManualClock(5_000);
+      const { record } = createKey(db, scope.orgId, "test", clock);
+      newJob(db, "job_k1");
+      db.$client.query("UPDATE jobs SET progress = 'x' WHERE id = ?").run("job_k1");
+      expect(getKeyRevocationAndJobVersion(db, record.id, scope, "job_k1")).toEqual({ revokedAt: null, version: getJobVersion(db, scope, "job_k1")! });
+      expect(getJobVersion(db, scope, "job_k1")).toBe(1);
+      // The key is found whatever the job: an unknown job or one of another scope has no version.
+      expect(getKeyRevocationAndJobVersion(db, record.id, scope, "job_missing")).toEqual({ revokedAt: null, version: undefined });
+      expect(getKeyRevocationAndJobVersion(db, record.id, { ...scope, env: "live" }, "job_k1")).toEqual({ revokedAt: null, version: undefined });
+      expect(revokeKeyById(db, scope.orgId, record.id, clock)).toBe(true);
+      expect(getKeyRevocationAndJobVersion(db, record.id, scope, "job_k1")).toEqual({ revokedAt: 5_000, version: 1 });
+      // No such key: nothing, not even the job's version.
+      expect(getKeyRevocationAndJobVersion(db, "key_missing", scope, "job_k1")).toBeUndefined();
     } finally {
       db.$client.close();
     }
