@@ -18,9 +18,9 @@ EMBED=()
 if [ "$TARGET" = bun-linux-x64 ] && [ -f .vendor/whisper-cpp/whisper.node ] && [ -f .vendor/whisper-cpp/build.json ]; then
   STAGE="$(mktemp -d)"
   trap 'rm -rf "$STAGE"' EXIT
-  cp .vendor/whisper-cpp/whisper.node "$STAGE/clipyard-whisper-cpp.node"
-  cp .vendor/whisper-cpp/build.json "$STAGE/clipyard-whisper-cpp.buildinfo"
-  EMBED=("$STAGE/clipyard-whisper-cpp.node" "$STAGE/clipyard-whisper-cpp.buildinfo")
+  cp .vendor/whisper-cpp/whisper.node "$STAGE/clipyard-whisper-cpp-addon.node"
+  cp .vendor/whisper-cpp/build.json "$STAGE/clipyard-whisper-cpp-build.buildinfo"
+  EMBED=("$STAGE/clipyard-whisper-cpp-addon.node" "$STAGE/clipyard-whisper-cpp-build.buildinfo")
   echo "embedding the source-built whisper.cpp addon ($(stat -c %s .vendor/whisper-cpp/whisper.node) bytes)" >&2
 else
   echo "no source-built whisper.cpp addon in .vendor/whisper-cpp (npm run setup builds it): the executable will run the prebuilt SSE addon, without word probabilities" >&2

@@ -221,7 +221,7 @@ function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Chec
   const { engine, reason } = chooseAsrEngine(model, process.env, { runtimeInstalled: () => runtimeInstalled, inProcess: () => cpp });
   if (engine === "whisper-cpp") {
     return cpp.ok
-      ? { name, status: "ok", detail: `whisper.cpp in-process (${reason}): no Python needed, 4-9x the CPU time of CTranslate2${addon}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } }
+      ? { name, status: "ok", detail: `whisper.cpp in-process (${reason}): no Python needed, ${cpp.probabilities ? "2-2.5x" : "4-9x"} the CPU time of CTranslate2${addon}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } }
       : { name, status: "fail", detail: `${reason} but ${cpp.reason}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } };
   }
   const alternative = cpp.ok ? `loads here (runs when the speech runtime is absent, or with CLIPYARD_ASR_ENGINE=whisper-cpp, at 4-9x the CPU time)${addon}` : `not available: ${cpp.reason}`;

@@ -24,8 +24,8 @@ export type BuiltAddonFound = { ok: true; path: string; info: BuiltAddonInfo } |
 
 export const BUILT_ADDON_DIR = join(ROOT_DIR, ".vendor", "whisper-cpp");
 /** The names build-binary.sh gives the two files it embeds (Bun adds a content hash before the extension). */
-const EMBEDDED_ADDON = /^clipyard-whisper-cpp-[a-z0-9]+\.node$/;
-const EMBEDDED_INFO = /^clipyard-whisper-cpp-[a-z0-9]+\.buildinfo$/;
+const EMBEDDED_ADDON = /^clipyard-whisper-cpp-addon-[a-z0-9]+\.node$/;
+const EMBEDDED_INFO = /^clipyard-whisper-cpp-build-[a-z0-9]+\.buildinfo$/;
 
 /** The flags `required` names that the CPU's /proc/cpuinfo `flags` line lacks (all of them when there is no such line). */
 export function missingCpuFlags(required: readonly string[], cpuinfo: string): string[] {

@@ -12,6 +12,7 @@
  * speech runtime is installed (asr-engine.ts); this runs without Python.
  */
 import { cpus } from "node:os";
+import { COMPILED } from "../config.ts";
 import { log } from "../log.ts";
 import { cpuCannotRun, findBuiltAddon } from "./whisper-cpp-built.ts";
 
@@ -113,7 +114,7 @@ function loadBuilt(): WhisperCppLoad {
       kind: "built",
       binding,
       label: `whisper.cpp built from ${found.info.source} for ${found.info.march}`,
-      reason: `built here (${found.path}) and this CPU has ${found.info.cpuFlags.join(", ")}`,
+      reason: `${COMPILED ? "it is embedded in this executable" : `it is built (${found.path})`} and this CPU has ${found.info.cpuFlags.join(", ")}`,
       probabilities: true,
     };
   } catch (err) {
