@@ -62,12 +62,14 @@ for pin in "$SMART_WHISPER" "$NODE_ADDON_API" "$NODE_API_HEADERS"; do
 done
 
 sw="$work/smart-whisper"
-# whisper-cpp.patch fixes three faults of the binding: it left whisper_context_params uninitialised
+# whisper-cpp.patch fixes three faults of the binding and adds a stop: it left whisper_context_params uninitialised
 # apart from use_gpu (flash_attn and the DTW settings were stack garbage); it printed timings from the
 # context even when loading failed (a null pointer: a crash instead of a rejected promise); and its
 # progress callback read the segment list on the main thread while whisper_full was still growing it
 # on the worker thread (a crash seen here: Bun segfaulted at 0x0 in a job). Progress now carries only
 # the new segment's end time, read on the worker thread.
+# And it takes `abort`, an Int32Array whose first element, once non-zero, makes whisper.cpp's abort
+# callback stop the run (a cancelled job), which the binding never set.
 patch -s -p1 -d "$sw" <scripts/setup/whisper-cpp.patch
 
 common=(-O3 -DNDEBUG -march="$MARCH" -mtune=generic -fPIC -pthread -D_GNU_SOURCE -D_XOPEN_SOURCE=600

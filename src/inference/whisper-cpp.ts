@@ -271,19 +271,25 @@ export function builtAddonThreads(requested: number, cores: number): number {
 }
 
 /**
- * The built addon cannot be stopped mid-run (its binding has no abort hook): a cancelled job's
- * recognition runs to the end of the audio it was given, and its words are then dropped.
+ * A cancelled job stops the built addon within one graph computation: the patched binding
+ * (scripts/setup/whisper-cpp.patch) hands whisper.cpp an abort callback that reads `abort[0]`, which
+ * the signal sets; whisper_full then fails and the promise rejects with the signal's reason.
  */
 async function recogniseBuilt(binding: BuiltBinding, modelPath: string, samples: Float32Array, opts: WhisperCppOptions): Promise<WhisperCppWord[]> {
   const model = await binding.WhisperModel.load(modelPath, false);
+  // Shared memory: read by whisper.cpp's worker thread while this thread may write it.
+  const abort = new Int32Array(new SharedArrayBuffer(4));
+  const stop = () => Atomics.store(abort, 0, 1);
+  opts.signal?.addEventListener("abort", stop);
   try {
+    opts.signal?.throwIfAborted();
     const totalMs = (samples.length / 16_000) * 1000;
     const segments = await new Promise<BuiltSegment[]>((resolve, reject) => {
       binding.transcribe(
         model.handle,
         samples,
-        builtAddonParams({ ...opts, threads: builtAddonThreads(opts.threads, cpus().length) }),
-        (result) => (result instanceof Error ? reject(result) : resolve(result)),
+        { ...builtAddonParams({ ...opts, threads: builtAddonThreads(opts.threads, cpus().length) }), abort },
+        (result) => (result instanceof Error ? reject(opts.signal?.aborted ? opts.signal.reason : result) : resolve(result)),
         (segment) => opts.onProgress?.(Math.min(1, Math.max(0, segment.to / totalMs))),
       );
     });
@@ -292,6 +298,7 @@ async function recogniseBuilt(binding: BuiltBinding, modelPath: string, samples:
     if (language && /^[a-z]{2,3}$/.test(language)) opts.onLanguage?.(language);
     return wordsFromTokenSegments(segmentsFromBuilt(segments));
   } finally {
+    opts.signal?.removeEventListener("abort", stop);
     await model.free();
   }
 }

@@ -64,6 +64,34 @@ describeShared("whisper.cpp built from source: word probabilities", () => {
     expect(Math.max(...moved)).toBeLessThanOrEqual(0.5);
   }, 600_000);
 
+  test.skipIf(Boolean(unusable))("a cancelled recognition stops mid-run: it rejects with the signal's reason before reaching the end", async () => {
+    // jfk six times over (66 s): whisper.cpp reads it in 30 s windows, so a run stopped at its first
+    // segment has not reached the last window when it rejects.
+    const wav = join(work, "jfk.wav");
+    await decodeToSpeechWav(join(SHARED_MEDIA, "jfk.wav"), wav);
+    const once = readWav(wav).samples;
+    const samples = new Float32Array(once.length * 6);
+    for (let i = 0; i < 6; i++) samples.set(once, i * once.length);
+    const model = await ensureDerived("whisper-tiny.en-ggml-q8_0");
+    const controller = new AbortController();
+    let furthest = 0;
+    const run = recogniseWithWhisperCpp(model, samples, {
+      threads: 2,
+      language: "en",
+      signal: controller.signal,
+      onProgress: (fraction) => {
+        furthest = Math.max(furthest, fraction);
+        controller.abort(new Error("cancelled by the test"));
+      },
+    });
+    await expect(run).rejects.toThrow("cancelled by the test");
+    expect(furthest).toBeGreaterThan(0);
+    expect(furthest).toBeLessThan(0.6);
+    // The addon is usable again afterwards: the next run completes.
+    const words: Word[] = await recogniseWithWhisperCpp(model, once, { threads: 2, language: "en" });
+    expect(words.map((w) => w.word).join(" ")).toContain("ask not what your country can do for you");
+  }, 600_000);
+
   test.skipIf(Boolean(unusable))("a job recognised in-process warns where the recogniser was least sure: jfk under loud noise", async () => {
     // White noise (a fixed seed) at 0.5 of full scale over jfk: tiny.en mishears whole stretches
     // ("fellow nerd and not what's", "human and true") and says so in its token probabilities.
