@@ -11,5 +11,19 @@ cd "$(dirname "$0")/.."
 TARGET="${1:-bun-linux-x64}"
 OUTFILE="${2:-dist/clipyard}"
 mkdir -p "$(dirname "$OUTFILE")"
-bun build --compile --minify --sourcemap --target="$TARGET" src/main.ts src/db/postgres/bridge-worker.ts src/feeds/parse-worker.ts --outfile "$OUTFILE" >&2
+# The whisper.cpp addon built from source (scripts/setup/whisper-cpp.sh: AVX2, word probabilities) is
+# embedded when this checkout has one, for linux-x64 only; src/inference/whisper-cpp-built.ts finds it
+# by these names and writes it out to load it. Without it the executable runs the prebuilt addon.
+EMBED=()
+if [ "$TARGET" = bun-linux-x64 ] && [ -f .vendor/whisper-cpp/whisper.node ] && [ -f .vendor/whisper-cpp/build.json ]; then
+  STAGE="$(mktemp -d)"
+  trap 'rm -rf "$STAGE"' EXIT
+  cp .vendor/whisper-cpp/whisper.node "$STAGE/clipyard-whisper-cpp-addon.node"
+  cp .vendor/whisper-cpp/build.json "$STAGE/clipyard-whisper-cpp-build.buildinfo"
+  EMBED=("$STAGE/clipyard-whisper-cpp-addon.node" "$STAGE/clipyard-whisper-cpp-build.buildinfo")
+  echo "embedding the source-built whisper.cpp addon ($(stat -c %s .vendor/whisper-cpp/whisper.node) bytes)" >&2
+else
+  echo "no source-built whisper.cpp addon in .vendor/whisper-cpp (npm run setup builds it): the executable will run the prebuilt SSE addon, without word probabilities" >&2
+fi
+bun build --compile --minify --sourcemap --target="$TARGET" src/main.ts src/db/postgres/bridge-worker.ts src/feeds/parse-worker.ts "${EMBED[@]}" --outfile "$OUTFILE" >&2
 ls -la "$OUTFILE" >&2

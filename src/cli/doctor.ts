@@ -214,15 +214,17 @@ async function speakerCheck(pythonReady: boolean): Promise<Check> {
 function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Check {
   const name = "speech recognition";
   const cpp = loadWhisperCpp();
-  const inProcess = cpp.ok ? { available: true } : { available: false, reason: cpp.reason };
+  const inProcess = cpp.ok ? { available: true, addon: cpp.kind, label: cpp.label, why: cpp.reason, wordProbabilities: cpp.probabilities } : { available: false, reason: cpp.reason };
+  // Which whisper.cpp addon and why: the source-built one (AVX2, word probabilities) or the prebuilt fallback.
+  const addon = cpp.ok ? `; addon: ${cpp.label}, because ${cpp.reason}${cpp.probabilities ? "" : " (its words carry no probabilities, so no least-sure warnings)"}` : "";
   const model = chooseAsrModel().model;
   const { engine, reason } = chooseAsrEngine(model, process.env, { runtimeInstalled: () => runtimeInstalled, inProcess: () => cpp });
   if (engine === "whisper-cpp") {
     return cpp.ok
-      ? { name, status: "ok", detail: `whisper.cpp in-process (${reason}): no Python needed, 4-9x the CPU time of CTranslate2`, data: { engine: "whisper-cpp-in-process", reason, inProcess } }
+      ? { name, status: "ok", detail: `whisper.cpp in-process (${reason}): no Python needed, ${cpp.probabilities ? "2-2.5x" : "4-9x"} the CPU time of CTranslate2${addon}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } }
       : { name, status: "fail", detail: `${reason} but ${cpp.reason}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } };
   }
-  const alternative = cpp.ok ? "loads here (runs when the speech runtime is absent, or with CLIPYARD_ASR_ENGINE=whisper-cpp, at 4-9x the CPU time)" : `not available: ${cpp.reason}`;
+  const alternative = cpp.ok ? `loads here (runs when the speech runtime is absent, or with CLIPYARD_ASR_ENGINE=whisper-cpp, at 4-9x the CPU time)${addon}` : `not available: ${cpp.reason}`;
   return {
     name,
     status: pythonReady ? "ok" : "fail",

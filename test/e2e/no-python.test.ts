@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
+import { cpuCannotRun, findBuiltAddon } from "../../src/inference/whisper-cpp-built.ts";
 import { modelDir } from "../../src/models/store.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
@@ -29,6 +30,10 @@ function pathWithoutPython(): string {
   const rest = (process.env.PATH ?? "").split(delimiter).filter((d) => d && !["python", "python3"].some((p) => existsSync(join(d, p))));
   return [tools, ...rest].join(delimiter);
 }
+
+/** Whether build-binary.sh embeds the source-built whisper.cpp addon and this CPU runs it: then the executable's words carry probabilities. */
+const builtAddon = findBuiltAddon();
+const runsBuiltAddon = builtAddon.ok && !cpuCannotRun(builtAddon.info);
 
 let PATH: string;
 beforeAll(() => {
@@ -63,6 +68,8 @@ test("doctor: Silero and CAM++ run in-process and the whisper.cpp addon loads, w
   expect(checks.find((c) => c.name === "speaker embeddings")).toMatchObject({ status: "ok", data: { engine: "onnxruntime-node", model: "verified", ran: { embeddings: 1 } } });
   expect(checks.find((c) => c.name === "speech runtime")!.status).toBe("fail");
   expect(checks.find((c) => c.name === "speech recognition")).toMatchObject({ status: "ok", data: { engine: "whisper-cpp-in-process", reason: "no speech runtime installed: whisper.cpp in-process, no Python needed", inProcess: { available: true } } });
+  // Which whisper.cpp addon, and why: the embedded source-built one wherever it was built and the CPU has its instructions.
+  expect(checks.find((c) => c.name === "speech recognition")!.data.inProcess).toMatchObject(runsBuiltAddon ? { addon: "built", wordProbabilities: true } : { addon: "prebuilt", wordProbabilities: false });
 }, 60_000);
 
 test("models pull: the recognition model is verified and its ggml file converted and verified beside it", () => {
@@ -86,6 +93,10 @@ testShared("process: clips, notes and a transcript of the phone call, recognised
   expect(job.engine.asr).toBe("whisper.cpp whisper-tiny.en-ggml-q8_0 in-process + silero-vad v5 in-process + CAM++ speaker embeddings (campplus-zh-en) in-process + pyannote segmentation-3.0 speech and overlap in-process");
   expect(new Set(transcript.words.map((w: { speaker: string }) => w.speaker))).toEqual(new Set(["Speaker 1", "Speaker 2"]));
   expect(transcript.words.map((w: { word: string }) => w.word).join(" ")).toContain("This is Diane in New Jersey");
+  // The source-built addon's token probabilities reach every word, as the CTranslate2 engine's do.
+  const probabilities = transcript.words.map((w: { probability?: number }) => w.probability);
+  if (runsBuiltAddon) for (const p of probabilities) expect(p).toBeWithin(0, 1.000001);
+  else expect(probabilities.every((p: unknown) => p === undefined)).toBe(true);
   expect(existsSync(join(models, "whisper-tiny.en-ggml-q8_0", "ggml-tiny.en-q8_0.bin"))).toBe(true);
 }, 900_000);
 

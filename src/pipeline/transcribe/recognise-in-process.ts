@@ -59,7 +59,9 @@ export function wordsToOriginal(words: WhisperCppWord[], spans: Span[]): Whisper
   return words.map((w) => {
     const span = spans[pieceOf((w.start + Math.max(w.start, w.end)) / 2)]!;
     const start = toOriginal(w.start, span);
-    return { word: w.word, start: round(start), end: round(Math.max(start, toOriginal(w.end, span))) };
+    const placed: WhisperCppWord = { word: w.word, start: round(start), end: round(Math.max(start, toOriginal(w.end, span))) };
+    if (w.p !== undefined) placed.p = w.p;
+    return placed;
   });
 }
 
