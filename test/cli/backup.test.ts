@@ -95,7 +95,7 @@ for (const backend of backends) {
       expect(hook.secret).toStartWith("whsec_");
       const sandbox = await a.api("POST", "/v1/jobs", testKey, { source: { type: "video_url", url: "https://media.example.com/episode.mp4" } });
       // At most 10 s: the recording's 9 s middle sentence, rendered in two formats (a 5-15 s window
-      // took its last two sentences, 13 s, for half again the render's CPU; the checks hold either way).
+      // took its last two sentences, 13 s, at 40 % more render CPU; the checks hold either way).
       const live = await a.api("POST", "/v1/jobs", liveKey, { source: { type: "upload", upload_id: await upload(a, liveKey) }, options: { clip_count: 1, min_clip_seconds: 5, max_clip_seconds: 10 } });
       const [sandboxDone, liveDone] = [await poll(a, testKey, sandbox.id, terminal), await poll(a, liveKey, live.id, terminal)];
       expect(sandboxDone.status).toBe("complete");
