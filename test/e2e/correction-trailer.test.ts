@@ -14,7 +14,11 @@ import { eventually } from "../helpers/wait.ts";
  * A transcript correction on a live video job with a trailer (issue 32): a word the trailer's
  * passages say is corrected, so the trailer is rendered again from the corrected words (a new file
  * of the same length replaces the old, whose URL stops serving) along with the clip that says it.
- * The episode is the bundled sample (a real recording, Piper-voiced) over a plain video track.
+ * The episode is the bundled sample (a real recording, Piper-voiced) over a plain video track at
+ * 10 fps: renders keep the source's rate, and most of this test is rendering (a 29 s clip in two
+ * formats and a 68 s 1080x1920 trailer, each twice), so two fifths of the frames of a 25 fps source
+ * took its CPU from about 300 s to 160 s (docs/benchmarks/tests.md). The trailer's 0.3 s crossfades
+ * are still whole frames (three) at that rate.
  */
 const LAN = { CLIPYARD_ALLOW_PRIVATE_NETWORK: "1", CLIPYARD_ALLOW_HTTP: "1", CLIPYARD_TIME_SCALE: "1" };
 const work = mkdtempSync(join(tmpdir(), "clipyard-correction-trailer-"));
@@ -22,7 +26,7 @@ let app: TestAppliance;
 let media: ReturnType<typeof startMediaServer>;
 beforeAll(async () => {
   await ffmpeg([
-    "-y", "-f", "lavfi", "-i", "color=c=0x203040:s=640x360:r=25", ...mediaInput(join(ROOT_DIR, "fixtures/sample/rooftop-hours.m4a")),
+    "-y", "-f", "lavfi", "-i", "color=c=0x203040:s=640x360:r=10", ...mediaInput(join(ROOT_DIR, "fixtures/sample/rooftop-hours.m4a")),
     "-map", "0:v", "-map", "1:a", "-shortest", "-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-c:a", "aac", join(work, "episode.mp4"),
   ]);
   media = startMediaServer(work);
