@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Rendering needs native ffmpeg/ffprobe (with libx264, libass, libfreetype), the DejaVu fonts the
 # caption and audiogram styles name, Noto Sans CJK for the Chinese, Japanese and Korean characters
-# DejaVu lacks (libass falls back to it through fontconfig; audiograms name it), and espeak-ng to
+# DejaVu lacks and Noto Sans per script (fonts-noto-core: Devanagari, Thai, Arabic, Hebrew, …) for
+# the other scripts of languages Whisper knows (libass falls back to them through fontconfig;
+# audiograms name them, src/media/ffmpeg.ts boldFontFor), and espeak-ng to
 # regenerate the sandbox fixtures and synthesise the French end-to-end recording.
 # Idempotent: installs only what is missing.
 set -euo pipefail
 
 need=()
-for pkg in ffmpeg espeak-ng fonts-dejavu-core fonts-noto-cjk fontconfig; do
+for pkg in ffmpeg espeak-ng fonts-dejavu-core fonts-noto-cjk fonts-noto-core fontconfig; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ((${#need[@]})); then
@@ -24,6 +26,7 @@ grep -q libx264 <<<"$encoders" || { echo "render setup: ffmpeg lacks libx264" >&
 fonts=$(fc-list)
 grep -q "DejaVu Sans" <<<"$fonts" || { echo "render setup: DejaVu Sans font not found by fontconfig" >&2; exit 1; }
 grep -q "Noto Sans CJK" <<<"$fonts" || { echo "render setup: Noto Sans CJK font not found by fontconfig" >&2; exit 1; }
+grep -q "Noto Sans Devanagari" <<<"$fonts" || { echo "render setup: Noto Sans Devanagari (fonts-noto-core) not found by fontconfig" >&2; exit 1; }
 echo "render setup: ffmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3), espeak-ng, DejaVu fonts ok"
 
 # Face models for speaker-following crops (models/manifest.json "human-face"; fetched from the npm

@@ -267,12 +267,31 @@ export const CJK_BOLD_FONTS = ["/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /**
- * The bold font a drawn text (an audiogram's title or speaker name) needs: DejaVu, or Noto Sans CJK
- * when the text has characters DejaVu lacks and the font is installed. drawtext has no fallback of its
- * own (captions do: libass asks fontconfig for missing glyphs), so a wrong pick would draw boxes.
+ * Noto Sans per script (Debian's fonts-noto-core), for the scripts of languages Whisper knows that
+ * neither DejaVu nor Noto Sans CJK draws: Indic, South-East Asian, Caucasian, Ethiopic, and the
+ * Arabic and Hebrew that DejaVu Sans Bold lacks in part. The name is the Unicode script's and the file's.
+ */
+const NOTO_DIRS = ["/usr/share/fonts/truetype/noto", "/usr/share/fonts/noto"];
+const NOTO_SCRIPTS = ["Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada", "Malayalam", "Sinhala", "Thai", "Lao", "Khmer", "Myanmar", "Georgian", "Armenian", "Ethiopic", "Hebrew", "Arabic", "Thaana", "Javanese", "Sundanese"] as const;
+const NOTO_SCRIPT_TESTS = NOTO_SCRIPTS.map((script) => ({ script, test: new RegExp(`\\p{Script=${script}}`, "u") }));
+
+/**
+ * The bold font a drawn text (an audiogram's title or speaker name) needs: DejaVu, or Noto Sans CJK,
+ * or the Noto Sans of the text's script, when the text has characters DejaVu lacks and the font is
+ * installed. drawtext has no fallback of its own (captions do: libass asks fontconfig for missing
+ * glyphs), so a wrong pick would draw boxes. One font draws the whole text, so the first such script
+ * found decides; Noto's script fonts have no Latin letters (Thai, Hebrew and Georgian not even digits),
+ * so Latin mixed into such a title still draws as boxes (docs/pipeline.md, Languages).
  */
 export function boldFontFor(text: string, dejavu: "DejaVuSans-Bold.ttf" | "DejaVuSerif-Bold.ttf" | "DejaVuSansMono-Bold.ttf" = "DejaVuSans-Bold.ttf"): string {
   if (CJK.test(text)) for (const f of CJK_BOLD_FONTS) if (existsSync(f)) return f;
+  for (const { script, test } of NOTO_SCRIPT_TESTS) {
+    if (!test.test(text)) continue;
+    for (const dir of NOTO_DIRS) {
+      const f = join(dir, `NotoSans${script}-Bold.ttf`);
+      if (existsSync(f)) return f;
+    }
+  }
   return fontFile(dejavu);
 }
 

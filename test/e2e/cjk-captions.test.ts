@@ -1,6 +1,6 @@
 /**
  * Captions and audiogram text in a script DejaVu does not cover draw real glyphs, not boxes: a
- * Japanese caption burned in by libass, and a Japanese title drawn with the font boldFontFor picks,
+ * Japanese, Hindi, Thai or Arabic caption burned in by libass, and such a title drawn with the font boldFontFor picks,
  * must differ from the same layout drawn with characters no font has (Private Use Area code points,
  * which every font draws as the same missing-glyph box), while two such tofu strings are identical.
  */
@@ -51,3 +51,32 @@ test("an audiogram's Japanese title gets a font that has its characters", async 
   expect(differing(tofu, await draw("\u{E005}\u{E006}\u{E007}\u{E008}\u{E009}"))).toBe(0);
   expect(differing(japanese, tofu)).toBeGreaterThan(200);
 });
+
+// Scripts of languages Whisper knows beyond CJK (fonts-noto-core, scripts/setup/render.sh): libass
+// finds the glyphs through fontconfig, drawtext through the font boldFontFor names.
+const OTHER_SCRIPTS = [
+  { language: "Hindi", words: ["नमस्ते", "दुनिया"], font: "NotoSansDevanagari" },
+  { language: "Thai", words: ["สวัสดี", "ครับ"], font: "NotoSansThai" },
+  { language: "Arabic", words: ["مرحبا", "بالعالم"], font: "NotoSansArabic" },
+];
+
+for (const { language, words, font } of OTHER_SCRIPTS) {
+  test(`a caption in ${language} is drawn in glyphs, not missing-glyph boxes`, async () => {
+    const drawn = await caption(words);
+    const tofu = await caption(words.map((w, i) => String.fromCodePoint(...[...w].map((_, j) => 0xe100 + i * 16 + j))));
+    expect(differing(drawn, tofu)).toBeGreaterThan(200);
+  });
+
+  test(`an audiogram title in ${language} gets a font that has its characters`, async () => {
+    const title = words.join(" ");
+    const file = boldFontFor(title);
+    expect(file).toContain(font);
+    const draw = (text: string) => frame(`drawtext=fontfile='${file}':expansion=none:text='${drawtextSafe(text)}':fontsize=48:fontcolor=white:x=20:y=100`);
+    const drawn = await draw(title);
+    const tofu = await draw([...title].map((c, j) => (c === " " ? " " : String.fromCodePoint(0xe200 + j))).join(""));
+    expect(differing(drawn, tofu)).toBeGreaterThan(200);
+    // The same title with DejaVu, which lacks these letters, is what the pick avoids: boxes.
+    const dejavu = await frame(`drawtext=fontfile='${fontFile("DejaVuSans-Bold.ttf")}':expansion=none:text='${drawtextSafe(title)}':fontsize=48:fontcolor=white:x=20:y=100`);
+    expect(differing(drawn, dejavu)).toBeGreaterThan(200);
+  });
+}
