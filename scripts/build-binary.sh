@@ -16,7 +16,11 @@ mkdir -p "$(dirname "$OUTFILE")"
 # by these names and writes it out to load it. Without it the executable runs the prebuilt addon.
 EMBED=()
 if [ "$TARGET" = bun-linux-x64 ] && [ -f .vendor/whisper-cpp/whisper.node ] && [ -f .vendor/whisper-cpp/build.json ]; then
-  STAGE="$(mktemp -d)"
+  # Staged inside src/: the executable's embedded paths are relative to the entry points' common
+  # folder, and the worker entries above are found at ./db/… and ./feeds/… from it (bridge.ts,
+  # parse-off-thread.ts); a staging folder outside src/ moved that root and the PostgreSQL bridge's
+  # worker was not found (the executable hung at start on PostgreSQL).
+  STAGE="$(mktemp -d src/.whisper-cpp-embed.XXXXXX)"
   trap 'rm -rf "$STAGE"' EXIT
   cp .vendor/whisper-cpp/whisper.node "$STAGE/clipyard-whisper-cpp-addon.node"
   cp .vendor/whisper-cpp/build.json "$STAGE/clipyard-whisper-cpp-build.buildinfo"
