@@ -119,7 +119,12 @@ export interface JobBody {
 }
 
 /** `currentAt`: the commit epoch (src/db/commit-epoch.ts) at which the row was last read, or its version seen unchanged. */
-const presented = new Map<string, { row: JobRow; publicUrl: string; shareSecret: string; body: JobBody; currentAt: number | undefined }>();
+const presented = new Map<string, { row: JobRow; ctx: PresentContext; body: JobBody; currentAt: number | undefined }>();
+
+/** A remembered body holds share links and file URLs built for one public URL and share secret. */
+function builtFor(hit: { ctx: PresentContext }, ctx: PresentContext): boolean {
+  return hit.ctx.publicUrl === ctx.publicUrl && hit.ctx.shareSecret === ctx.shareSecret;
+}
 
 /**
  * presentJob serialised, remembered per job while its row stays the same. A finished job's body
@@ -130,14 +135,14 @@ const presented = new Map<string, { row: JobRow; publicUrl: string; shareSecret:
  */
 export function presentJobBody(row: JobRow, ctx: PresentContext, readAt?: number): JobBody {
   const hit = presented.get(row.id);
-  if (hit && hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret && sameRow(hit.row, row)) {
+  if (hit && builtFor(hit, ctx) && sameRow(hit.row, row)) {
     hit.currentAt = readAt;
     return hit.body;
   }
   const json = JSON.stringify(presentJob(row, ctx));
   const body = { json, blob: new Blob([json], { type: "application/json;charset=utf-8" }) };
   if (!hit && presented.size >= PRESENTED_JOBS_MAX) presented.delete(presented.keys().next().value!);
-  presented.set(row.id, { row, publicUrl: ctx.publicUrl, shareSecret: ctx.shareSecret, body, currentAt: readAt });
+  presented.set(row.id, { row, ctx: { publicUrl: ctx.publicUrl, shareSecret: ctx.shareSecret }, body, currentAt: readAt });
   return body;
 }
 
@@ -149,7 +154,7 @@ export function presentJobBody(row: JobRow, ctx: PresentContext, readAt?: number
  */
 export function rememberedJobBody(id: string, version: number, ctx: PresentContext, readAt?: number): JobBody | undefined {
   const hit = presented.get(id);
-  if (!(hit && Number(hit.row.version) === version && hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret)) return undefined;
+  if (!(hit && Number(hit.row.version) === version && builtFor(hit, ctx))) return undefined;
   hit.currentAt = readAt;
   return hit.body;
 }
@@ -164,7 +169,7 @@ export function currentJobBody(id: string, scope: { orgId: string; env: string }
   if (epoch === undefined) return undefined;
   const hit = presented.get(id);
   if (!hit || hit.currentAt !== epoch || hit.row.orgId !== scope.orgId || hit.row.env !== scope.env) return undefined;
-  return hit.publicUrl === ctx.publicUrl && hit.shareSecret === ctx.shareSecret ? hit.body : undefined;
+  return builtFor(hit, ctx) ? hit.body : undefined;
 }
 
 function sameRow(a: JobRow, b: JobRow): boolean {

@@ -75,6 +75,9 @@ test("a body is current only at the commit epoch its row or version was read at,
   expect(currentJobBody(row.id, { ...scope, orgId: "org_other" }, 6, ctx)).toBeUndefined();
   expect(currentJobBody(row.id, { ...scope, env: "live" }, 6, ctx)).toBeUndefined();
   expect(currentJobBody(row.id, scope, 6, { ...ctx, publicUrl: "https://other" })).toBeUndefined();
+  expect(currentJobBody(row.id, scope, 6, { ...ctx, shareSecret: "other" })).toBeUndefined();
+  expect(rememberedJobBody(row.id, 3, { ...ctx, shareSecret: "other" }, 6)).toBeUndefined();
+  expect(rememberedJobBody(row.id, 3, { ...ctx, publicUrl: "https://other" }, 6)).toBeUndefined();
   // A version that does not match is not remembered, and leaves the body not current.
   expect(rememberedJobBody(row.id, 4, ctx, 7)).toBeUndefined();
   expect(currentJobBody(row.id, scope, 7, ctx)).toBeUndefined();
