@@ -79,7 +79,12 @@ class Writer {
 // ---- graph -------------------------------------------------------------------------------------
 
 const FLOAT = 1;
+const UINT8 = 2;
+const INT8 = 3;
 const INT64 = 7;
+
+/** ONNX Runtime's contrib operators (DynamicQuantizeMatMul, DynamicQuantizeLSTM), opset version 1. */
+export const MS_DOMAIN = "com.microsoft";
 
 export type AttrValue = number | number[] | string | { float: number } | { floats: number[] };
 
@@ -91,6 +96,7 @@ export class OnnxGraph {
   private initializers: Writer[] = [];
   private inputs: Writer[] = [];
   private outputs: Writer[] = [];
+  private domains = new Set<string>();
   private count = 0;
 
   private valueInfo(name: string, dims: Dim[], elemType = FLOAT): Writer {
@@ -121,14 +127,14 @@ export class OnnxGraph {
     this.outputs.push(this.valueInfo(name, dims));
   }
 
-  /** A constant tensor (float32 unless given int64 values); returns its name. */
-  constant(data: Float32Array | BigInt64Array | number[], dims: number[], name = `c${this.count++}`): string {
+  /** A constant tensor (float32 unless given int64, int8 or uint8 values); returns its name. */
+  constant(data: Float32Array | BigInt64Array | Int8Array | Uint8Array | number[], dims: number[], name = `c${this.count++}`): string {
     const t = new Writer();
     for (const d of dims) t.int(1, d);
-    const isInt = data instanceof BigInt64Array;
-    t.int(2, isInt ? INT64 : FLOAT);
+    const elemType = data instanceof BigInt64Array ? INT64 : data instanceof Int8Array ? INT8 : data instanceof Uint8Array ? UINT8 : FLOAT;
+    t.int(2, elemType);
     t.string(8, name);
-    const typed = isInt ? data : data instanceof Float32Array ? data : Float32Array.from(data);
+    const typed = Array.isArray(data) ? Float32Array.from(data) : data;
     t.bytes(9, new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength));
     this.initializers.push(t);
     return name;
@@ -138,13 +144,20 @@ export class OnnxGraph {
     return this.constant(BigInt64Array.from(values.map(BigInt)), [values.length]);
   }
 
-  /** One node; returns the names of its outputs (one unless `outputs` says more). */
-  op(type: string, inputs: string[], attrs: Record<string, AttrValue> = {}, outputs = 1): string[] {
+  /**
+   * One node; returns the names of its outputs (one unless `outputs` says more). An input named ""
+   * is an optional input left out; `domain` names an operator set other than ONNX's own.
+   */
+  op(type: string, inputs: string[], attrs: Record<string, AttrValue> = {}, outputs = 1, domain = ""): string[] {
     const n = new Writer();
     for (const i of inputs) n.string(1, i);
     const outs = Array.from({ length: outputs }, () => `t${this.count++}`);
     for (const o of outs) n.string(2, o);
     n.string(4, type);
+    if (domain) {
+      n.string(7, domain);
+      this.domains.add(domain);
+    }
     for (const [name, v] of Object.entries(attrs)) {
       const a = new Writer();
       a.string(1, name);
@@ -171,8 +184,8 @@ export class OnnxGraph {
   }
 
   /** Single-output shorthand for op(). */
-  node(type: string, inputs: string[], attrs: Record<string, AttrValue> = {}): string {
-    return this.op(type, inputs, attrs)[0]!;
+  node(type: string, inputs: string[], attrs: Record<string, AttrValue> = {}, domain = ""): string {
+    return this.op(type, inputs, attrs, 1, domain)[0]!;
   }
 
   /** Serialised ModelProto naming `result` (an existing value) as output `name`. */
@@ -198,6 +211,12 @@ export class OnnxGraph {
     m.string(2, "clipyard");
     m.message(7, g);
     m.message(8, opsetId);
+    for (const domain of this.domains) {
+      const extra = new Writer();
+      extra.string(1, domain);
+      extra.int(2, 1);
+      m.message(8, extra);
+    }
     return m.finish();
   }
 }
