@@ -327,13 +327,32 @@ export function builtAddonThreads(requested: number, cores: number): number {
   return Math.max(1, Math.min(requested, Math.floor(cores / 2)));
 }
 
+let warnedNoDtw = false;
+
+/**
+ * The model, with its alignment heads where asked. An addon built before the DTW patch (setup not rerun
+ * since) rejects the third argument ("Wrong number of arguments"): it then loads without, and the words
+ * keep the token-timestamp heuristic's times, with a warning to rebuild.
+ */
+async function loadBuiltModel(binding: BuiltBinding, modelPath: string, alignmentHeads: number | undefined): Promise<BuiltModel> {
+  if (alignmentHeads === undefined) return binding.WhisperModel.load(modelPath, false);
+  try {
+    return await binding.WhisperModel.load(modelPath, false, alignmentHeads);
+  } catch (err) {
+    if (!(err instanceof TypeError) || !/Wrong number of arguments/.test(err.message)) throw err;
+    if (!warnedNoDtw) log.warn("whisper.cpp: the built addon predates DTW word times; `npm run setup` rebuilds it (token-timestamp times meanwhile)");
+    warnedNoDtw = true;
+    return binding.WhisperModel.load(modelPath, false);
+  }
+}
+
 /**
  * A cancelled job stops the built addon within one graph computation: the patched binding
  * (scripts/setup/whisper-cpp.patch) hands whisper.cpp an abort callback that reads `abort[0]`, which
  * the signal sets; whisper_full then fails and the promise rejects with the signal's reason.
  */
 async function recogniseBuilt(binding: BuiltBinding, modelPath: string, samples: Float32Array, opts: WhisperCppOptions): Promise<WhisperCppWord[]> {
-  const model = opts.alignmentHeads === undefined ? await binding.WhisperModel.load(modelPath, false) : await binding.WhisperModel.load(modelPath, false, opts.alignmentHeads);
+  const model = await loadBuiltModel(binding, modelPath, opts.alignmentHeads);
   // Shared memory: read by whisper.cpp's worker thread while this thread may write it.
   const abort = new Int32Array(new SharedArrayBuffer(4));
   const stop = () => Atomics.store(abort, 0, 1);
