@@ -70,6 +70,13 @@ sw="$work/smart-whisper"
 # the new segment's end time, read on the worker thread.
 # And it takes `abort`, an Int32Array whose first element, once non-zero, makes whisper.cpp's abort
 # callback stop the run (a cancelled job), which the binding never set.
+# DTW token times (word times aligned as faster-whisper aligns them; src/pipeline/transcribe/dtw-word-times.ts):
+# the model loads with an alignment heads preset as a third argument and each token returns its t_dtw
+# (`dtw`, ms). In whisper.cpp's DTW itself, four changes so it aligns as OpenAI's timing.py and
+# CTranslate2 do: the softmax over the window's audio only (it ran over the padding too), the task token
+# after the language (it was left out), the window's whole audio (it stopped at the last timestamp
+# token); and two guards: a window too short for the median filter keeps its tokens unaligned instead
+# of failing an assertion (abort()), and the loop placing times no longer reads past the last segment.
 patch -s -p1 -d "$sw" <scripts/setup/whisper-cpp.patch
 
 common=(-O3 -DNDEBUG -march="$MARCH" -mtune=generic -fPIC -pthread -D_GNU_SOURCE -D_XOPEN_SOURCE=600

@@ -22,12 +22,31 @@ export interface WhisperCppWord {
   end: number;
   /** The word's probability (wordProbability), where the addon reports token probabilities. */
   p?: number;
+  /**
+   * The word's tokens with their DTW times, where the built addon ran with the model's alignment heads
+   * (recognition's `alignmentHeads`) and aligned every one of them; start and end are still the
+   * token-timestamp heuristic's. The pipeline turns these into word times (dtw-word-times.ts).
+   */
+  aligned?: AlignedToken[];
+}
+
+/**
+ * A token and its DTW time (seconds): whisper.cpp's t_dtw, the audio frame where the alignment path
+ * moves on to the decoder step that reads this token, i.e. where the model has heard it. In OpenAI's
+ * timing.py terms that is the token's end (its start is the previous token's time), which is what
+ * whisper.cpp's own loop gives each text token (whisper_exp_compute_token_level_timestamps_dtw).
+ */
+export interface AlignedToken {
+  text: string;
+  at: number;
 }
 
 /** One token's text and probability. */
 export interface TokenProbability {
   text: string;
   p: number;
+  /** Its DTW time in seconds, where the built addon computed one. */
+  dtw?: number;
 }
 
 interface Segment {
@@ -58,6 +77,8 @@ interface BuiltToken {
   /** Milliseconds, with token_timestamps. */
   from?: number;
   to?: number;
+  /** Milliseconds: the token's DTW time, where the model was loaded with alignment heads and this window was aligned. */
+  dtw?: number;
 }
 interface BuiltSegment {
   from: number;
@@ -71,7 +92,8 @@ interface BuiltModel {
   free(): Promise<void>;
 }
 interface BuiltBinding {
-  WhisperModel: { load(path: string, gpu: boolean): Promise<BuiltModel> };
+  /** `alignmentHeads`: a whisper_alignment_heads_preset, which turns DTW token times on (the patched binding). */
+  WhisperModel: { load(path: string, gpu: boolean, alignmentHeads?: number): Promise<BuiltModel> };
   transcribe(handle: unknown, pcm: Float32Array, params: Record<string, unknown>, done: (result: BuiltSegment[] | Error) => void, progress: (segment: { to: number }) => void): void;
 }
 
@@ -201,6 +223,9 @@ export function wordsFromTokenSegments(segments: Segment[]): WhisperCppWord[] {
   words.forEach((w, i) => {
     const p = wordProbability(tokens[i]!);
     if (p !== undefined) w.p = p;
+    // DTW times only where every token of the word has one (a window too short to align has none).
+    const own = tokens[i]!;
+    if (own.length && own.every((t) => t.dtw !== undefined)) w.aligned = own.map((t) => ({ text: t.text, at: t.dtw! }));
   });
   return words;
 }
@@ -215,6 +240,36 @@ export interface WhisperCppOptions {
   /** The language whisper.cpp detected (language "auto"), from its result or its log line. */
   onLanguage?: (code: string) => void;
   signal?: AbortSignal;
+  /**
+   * The model's alignment heads (alignmentHeadsFor): the built addon then times each token by DTW
+   * over those heads' cross-attention, as faster-whisper does, and the words carry `aligned`. The
+   * prebuilt addon cannot, and ignores it.
+   */
+  alignmentHeads?: number;
+}
+
+/**
+ * whisper.h's whisper_alignment_heads_preset for each Whisper model: the decoder's cross-attention
+ * heads OpenAI found to follow the audio (the same heads faster-whisper aligns with). large-v3-turbo has
+ * none in this whisper.cpp (its 4 decoder layers are not large-v3's 32), so it keeps token timestamps.
+ */
+const ALIGNMENT_HEADS: Record<string, number> = {
+  "whisper-tiny.en": 3,
+  "whisper-tiny": 4,
+  "whisper-base.en": 5,
+  "whisper-base": 6,
+  "whisper-small.en": 7,
+  "whisper-small": 8,
+  "whisper-medium.en": 9,
+  "whisper-medium": 10,
+  "whisper-large-v1": 11,
+  "whisper-large-v2": 12,
+  "whisper-large-v3": 13,
+};
+
+/** The alignment heads preset for a Whisper model id (models/manifest.json's name), if whisper.cpp has one. */
+export function alignmentHeadsFor(model: string): number | undefined {
+  return ALIGNMENT_HEADS[model];
 }
 
 /** What the addon is asked for: one token per segment with its times, greedy, and the prompt if any. */
@@ -255,7 +310,9 @@ export function segmentsFromBuilt(segments: readonly BuiltSegment[]): Segment[] 
     text: s.text,
     t0: s.from,
     t1: s.to,
-    tokens: (s.tokens ?? []).filter((t) => !SPECIAL_TOKEN.test(t.text)).map((t) => ({ text: t.text, p: t.p })),
+    tokens: (s.tokens ?? [])
+      .filter((t) => !SPECIAL_TOKEN.test(t.text))
+      .map((t) => (typeof t.dtw === "number" && t.dtw >= 0 ? { text: t.text, p: t.p, dtw: t.dtw / 1000 } : { text: t.text, p: t.p })),
   }));
 }
 
@@ -270,13 +327,32 @@ export function builtAddonThreads(requested: number, cores: number): number {
   return Math.max(1, Math.min(requested, Math.floor(cores / 2)));
 }
 
+let warnedNoDtw = false;
+
+/**
+ * The model, with its alignment heads where asked. An addon built before the DTW patch (setup not rerun
+ * since) rejects the third argument ("Wrong number of arguments"): it then loads without, and the words
+ * keep the token-timestamp heuristic's times, with a warning to rebuild.
+ */
+async function loadBuiltModel(binding: BuiltBinding, modelPath: string, alignmentHeads: number | undefined): Promise<BuiltModel> {
+  if (alignmentHeads === undefined) return binding.WhisperModel.load(modelPath, false);
+  try {
+    return await binding.WhisperModel.load(modelPath, false, alignmentHeads);
+  } catch (err) {
+    if (!(err instanceof TypeError) || !/Wrong number of arguments/.test(err.message)) throw err;
+    if (!warnedNoDtw) log.warn("whisper.cpp: the built addon predates DTW word times; `npm run setup` rebuilds it (token-timestamp times meanwhile)");
+    warnedNoDtw = true;
+    return binding.WhisperModel.load(modelPath, false);
+  }
+}
+
 /**
  * A cancelled job stops the built addon within one graph computation: the patched binding
  * (scripts/setup/whisper-cpp.patch) hands whisper.cpp an abort callback that reads `abort[0]`, which
  * the signal sets; whisper_full then fails and the promise rejects with the signal's reason.
  */
 async function recogniseBuilt(binding: BuiltBinding, modelPath: string, samples: Float32Array, opts: WhisperCppOptions): Promise<WhisperCppWord[]> {
-  const model = await binding.WhisperModel.load(modelPath, false);
+  const model = await loadBuiltModel(binding, modelPath, opts.alignmentHeads);
   // Shared memory: read by whisper.cpp's worker thread while this thread may write it.
   const abort = new Int32Array(new SharedArrayBuffer(4));
   const stop = () => Atomics.store(abort, 0, 1);

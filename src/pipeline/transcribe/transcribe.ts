@@ -185,6 +185,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
         const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
         const r = await recogniseInProcess(modelName, audio!, regions, { threads, language, prompt, onProgress: report, signal: opts.signal, voice });
         result = { language: r.language, language_probability: 1, duration, words: r.words };
+        log.debug("in-process word times", { from: r.wordTimes });
         opts.onStats?.("asr", r.usage);
       } else if (regions.length) {
         result = await recogniseInWorker(modelName, modelPath, wav, regions, {

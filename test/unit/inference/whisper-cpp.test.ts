@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { builtAddonParams, builtAddonThreads, segmentsFromBuilt, whisperCppAddonSetting, wordProbability, wordsFromTokenSegments } from "../../../src/inference/whisper-cpp.ts";
+import { alignmentHeadsFor, builtAddonParams, builtAddonThreads, segmentsFromBuilt, whisperCppAddonSetting, wordProbability, wordsFromTokenSegments } from "../../../src/inference/whisper-cpp.ts";
 
 test("a word's probability is the mean of its tokens', punctuation left out, rounded to 3 places", () => {
   expect(wordProbability([{ text: " Jer", p: 0.9 }, { text: "sey", p: 0.6 }])).toBe(0.75);
@@ -73,4 +73,31 @@ test("the built addon runs on half the cores, at least one, never more than aske
   expect(builtAddonThreads(16, 16)).toBe(8);
   expect(builtAddonThreads(2, 16)).toBe(2);
   expect(builtAddonThreads(4, 1)).toBe(1);
+});
+
+test("DTW token times: milliseconds become seconds, a token without one (-1 or absent) has none, and a word carries them only when every token of it has one", () => {
+  const segments = segmentsFromBuilt([
+    { from: 0, to: 0, text: "", tokens: [{ text: "[_BEG_]", id: 50363, p: 0.99, dtw: -1 }] },
+    { from: 0, to: 400, text: " Jer", tokens: [{ text: " Jer", id: 1, p: 0.9, dtw: 520 }] },
+    { from: 400, to: 690, text: "sey", tokens: [{ text: "sey", id: 2, p: 0.6, dtw: 820 }] },
+    { from: 690, to: 900, text: ".", tokens: [{ text: ".", id: 13, p: 0.5, dtw: 1500 }] },
+    { from: 900, to: 1200, text: " Then", tokens: [{ text: " Then", id: 3, p: 0.8, dtw: -1 }] },
+    { from: 1200, to: 1400, text: " go", tokens: [{ text: " go", id: 4, p: 0.8 }] },
+  ]);
+  expect(segments[1]!.tokens).toEqual([{ text: " Jer", p: 0.9, dtw: 0.52 }]);
+  expect(segments[4]!.tokens).toEqual([{ text: " Then", p: 0.8 }]);
+  const words = wordsFromTokenSegments(segments);
+  expect(words[0]).toEqual({ word: "Jersey.", start: 0, end: 0.9, p: 0.75, aligned: [{ text: " Jer", at: 0.52 }, { text: "sey", at: 0.82 }, { text: ".", at: 1.5 }] });
+  expect(words[1]!.aligned).toBeUndefined();
+  expect(words[2]!.aligned).toBeUndefined();
+});
+
+test("alignment heads: whisper.h's preset for each Whisper model the project knows, none for large-v3-turbo", () => {
+  expect(alignmentHeadsFor("whisper-tiny.en")).toBe(3); // WHISPER_AHEADS_TINY_EN
+  expect(alignmentHeadsFor("whisper-base")).toBe(6); // WHISPER_AHEADS_BASE
+  expect(alignmentHeadsFor("whisper-small")).toBe(8);
+  expect(alignmentHeadsFor("whisper-medium")).toBe(10);
+  expect(alignmentHeadsFor("whisper-large-v3")).toBe(13); // WHISPER_AHEADS_LARGE_V3
+  expect(alignmentHeadsFor("whisper-large-v3-turbo")).toBeUndefined();
+  expect(alignmentHeadsFor("whisper-base-ggml-q8_0")).toBeUndefined();
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { pcmSource } from "../../../../src/media/wav.ts";
 import { loadWhisperCpp } from "../../../../src/inference/whisper-cpp.ts";
-import { joinRegions, wordsToOriginal } from "../../../../src/pipeline/transcribe/recognise-in-process.ts";
+import { joinRegions, wordsToOriginal, wordTimesSetting } from "../../../../src/pipeline/transcribe/recognise-in-process.ts";
 import { asrEngine, chooseAsrEngine, ggmlModelFor, inProcessModelFor } from "../../../../src/pipeline/transcribe/asr-engine.ts";
 
 test("regions are joined and words mapped back by their midpoint, never across the cut-out silence", () => {
@@ -65,4 +65,10 @@ describe("auto: CTranslate2 when the speech runtime is installed, else whisper.c
     expect(chooseAsrEngine("whisper-tiny.en", { CLIPYARD_SPEECH_PYTHON: "/nonexistent/python" }).engine).toBe(loadWhisperCpp().ok ? "whisper-cpp" : "ctranslate2");
     expect(chooseAsrEngine("whisper-tiny.en", { CLIPYARD_SPEECH_PYTHON: process.execPath }).engine).toBe("ctranslate2");
   });
+});
+
+test("CLIPYARD_WHISPER_CPP_WORD_TIMES is dtw (the default) or heuristic", () => {
+  expect(wordTimesSetting({})).toBe("dtw");
+  expect(wordTimesSetting({ CLIPYARD_WHISPER_CPP_WORD_TIMES: "heuristic" })).toBe("heuristic");
+  expect(() => wordTimesSetting({ CLIPYARD_WHISPER_CPP_WORD_TIMES: "vad" })).toThrow(/dtw or heuristic/);
 });
