@@ -16,7 +16,7 @@ import { turnsKey } from "../../src/pipeline/render/trailer-framing.ts";
 import { frameRateOf, joinedFrames, planCuts } from "../../src/pipeline/render/trailer-cuts.ts";
 import { DEFAULT_RENDER_QUALITY } from "../../src/pipeline/render/render.ts";
 import { CLIP_LOUDNESS, meterEbur128 } from "../../src/media/ffmpeg-loudness.ts";
-import { talkingHeadsPair } from "../helpers/compositions.ts";
+import { testPair } from "../helpers/compositions.ts";
 import { peakChildRss } from "../helpers/process-memory.ts";
 import { testShared } from "../helpers/shared.ts";
 
@@ -142,7 +142,7 @@ describe("trailer join", () => {
   }, 300000);
 
   testShared("renderTrailer: picture and sound of the joined trailer last as the plan says", async () => {
-    const source = await probeMedia(await talkingHeadsPair(join(dir, "pair.mp4")));
+    const source = await probeMedia(await testPair(dir));
     const segments = [{ start: 0.5, end: 2.5, clip: 0 }, { start: 4, end: 6.4, clip: 0 }, { start: 6.8, end: 9.2, clip: 1 }];
     const words = [0.6, 4.2, 7].map((t) => ({ word: "hello", start: t, end: t + 0.4, speaker: "Speaker 1" }));
     const out = join(dir, "trailer.mp4");
