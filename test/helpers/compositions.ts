@@ -6,7 +6,7 @@
  * their lips move without their voice (as a real listener nods, laughs and mouths along).
  */
 import { existsSync, mkdirSync, renameSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { SHARED_MEDIA } from "./paths.ts";
 
@@ -68,16 +68,29 @@ export async function talkingHeadsPair(out: string, o: PairOptions = {}): Promis
  * in `dir`. Parallel files may both make it: each renames its own finished file into place, and
  * the two are the same composition.
  */
-export async function testPair(dir: string, o: PairOptions = {}): Promise<string> {
+export function testPair(dir: string, o: PairOptions = {}): Promise<string> {
   const options: PairOptions = { ...o, preset: "ultrafast" };
   const name = `pair-${new Bun.CryptoHasher("sha256").update(JSON.stringify(options)).digest("hex").slice(0, 16)}.mp4`;
   const cache = process.env.CLIPYARD_TEST_JOB_CACHE;
-  if (!cache) return talkingHeadsPair(join(dir, name), options);
-  const folder = join(cache, "compositions");
-  const out = join(folder, name);
+  const out = cache ? join(cache, "compositions", name) : join(dir, name);
+  let made = pairs.get(out);
+  if (!made) {
+    made = makePair(out, options).catch((err) => {
+      pairs.delete(out);
+      throw err;
+    });
+    pairs.set(out, made);
+  }
+  return made;
+}
+
+/** This process's compositions, made or being made, by path: callers at the same time share one. */
+const pairs = new Map<string, Promise<string>>();
+
+async function makePair(out: string, options: PairOptions): Promise<string> {
   if (existsSync(out)) return out;
-  mkdirSync(folder, { recursive: true });
-  const building = join(folder, `.${process.pid}-${name}`);
+  mkdirSync(dirname(out), { recursive: true });
+  const building = join(dirname(out), `.${process.pid}-${Math.random().toString(36).slice(2)}-${basename(out)}`);
   await talkingHeadsPair(building, options);
   renameSync(building, out);
   return out;
