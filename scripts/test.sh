@@ -21,7 +21,8 @@ fi
 # A throwaway PostgreSQL for the test matrix and the cluster tests (scripts/cluster/postgres.sh).
 PG_DIR="$(mktemp -d)"
 SW_DIR="$(mktemp -d)"
-# Finished jobs that several end-to-end files start from, built once for this run (test/helpers/finished-job.ts).
+# Finished jobs that several end-to-end files start from, built once for this run (test/helpers/finished-job.ts),
+# and the two-person compositions they share (test/helpers/compositions.ts).
 export CLIPYARD_TEST_JOB_CACHE="$(mktemp -d)"
 BIN_DIR="$(mktemp -d)"
 LOGS="$(mktemp -d)"

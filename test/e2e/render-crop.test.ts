@@ -19,7 +19,7 @@ import { cropWindowAt } from "../../src/pipeline/render/crop-path.ts";
 import { renderClip } from "../../src/pipeline/render/render.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
-import { PAIR_SHOTS, pairPan, talkingHeadsPair, type PairOptions } from "../helpers/compositions.ts";
+import { PAIR_SHOTS, pairPan, testPair, type PairOptions } from "../helpers/compositions.ts";
 import { beforeAllShared, describeShared } from "../helpers/shared.ts";
 
 const MEDIA = SHARED_MEDIA;
@@ -34,7 +34,7 @@ const words: Word[] = [
 ];
 
 beforeAllShared(async () => {
-  source = await probeMedia(await talkingHeadsPair(join(work, "side-by-side.mp4")));
+  source = await probeMedia(await testPair(work));
 }, 60_000);
 
 describeShared("speaker-following crop", () => {
@@ -98,7 +98,7 @@ describeShared("speaker-following crop", () => {
       "[0:v]trim=0:10,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=10[l];" +
         "[1:v]trim=0:10,setpts=PTS-STARTPTS,fps=25,scale=640:640,setsar=1,tpad=stop_mode=clone:stop_duration=10[r];" +
         "color=c=0x202830:s=1920x1080:r=25:d=10[bg];[bg][l]overlay=x='if(lt(t,5),160,560)':y=220:eval=frame[bl];[bl][r]overlay=1180:220[v]",
-      "-map", "[v]", "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", cut,
+      "-map", "[v]", "-t", "10", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", cut,
     ]);
     const frames = await detectFaces(await probeMedia(cut), 0, 10);
     const at = (i: number, x0: number, x1: number) => frames[i]!.faces.some((o) => o.cx > x0 && o.cx < x1);
@@ -146,7 +146,7 @@ describeShared("speaker-following crop", () => {
  * counts as missed, so 95% is the ceiling on two 5 s turns.
  */
 async function speakerInCrop(o: PairOptions): Promise<number> {
-  const pair = await probeMedia(await talkingHeadsPair(join(work, `pair-${o.listenerSpeed ?? 0.5}-${o.pan ? "pan" : "still"}.mp4`), o));
+  const pair = await probeMedia(await testPair(work, o));
   const plan = await planSpeakerCrop(pair, words, 0, 10);
   let inside = 0;
   let total = 0;

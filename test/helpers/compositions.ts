@@ -5,7 +5,8 @@
  * listener is a frozen frame; a moving one is their own video, slowed down and muted, so
  * their lips move without their voice (as a real listener nods, laughs and mouths along).
  */
-import { join } from "node:path";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { SHARED_MEDIA } from "./paths.ts";
 
@@ -19,6 +20,8 @@ export interface PairOptions {
   /** A moving listener's playback speed (default 0.5: half speed). */
   listenerSpeed?: number;
   crf?: number;
+  /** x264 preset (default veryfast, what the benches were measured on). */
+  preset?: "veryfast" | "ultrafast";
 }
 
 /** The shots' left edges on the canvas; each shot is 640x640 at y=220 with the face near its middle. */
@@ -50,8 +53,45 @@ export async function talkingHeadsPair(out: string, o: PairOptions = {}): Promis
     `${shot(0, "talk")}[l];${shot(1, "listen")}[r];` +
       `color=c=0x202830:s=1920x1080:r=25:d=${2 * turn}[bg];[bg][l]overlay=${PAIR_SHOTS.left}:220[bl];[bl][r]overlay=${PAIR_SHOTS.right}:220[v];` +
       `[0:a]atrim=0:${turn},asetpts=PTS-STARTPTS,aresample=48000[a0];[1:a]atrim=0:${turn},asetpts=PTS-STARTPTS,aresample=48000[a1];[a0][a1]concat=n=2:v=0:a=1[a]`,
-    "-map", "[v]", "-map", "[a]", "-t", String(2 * turn), "-c:v", "libx264", "-preset", "veryfast", "-crf", String(o.crf ?? 20),
+    "-map", "[v]", "-map", "[a]", "-t", String(2 * turn), "-c:v", "libx264", "-preset", o.preset ?? "veryfast", "-crf", String(o.crf ?? 20),
     "-c:a", "aac", "-b:a", "192k", out,
   ]);
+  return out;
+}
+
+/**
+ * talkingHeadsPair as the tests use it: encoded with x264's ultrafast preset (half the CPU of
+ * veryfast, at the same crf; the tests read faces, mouths and frame counts, not the encoder's
+ * efficiency), and made once per test run for every file that asks for the same options when
+ * CLIPYARD_TEST_JOB_CACHE names the run's cache folder (scripts/test.sh; render-crop and
+ * trailer-join both start from the default pair). Without it, as when a file runs alone, it is made
+ * in `dir`. Parallel files may both make it: each renames its own finished file into place, and
+ * the two are the same composition.
+ */
+export function testPair(dir: string, o: PairOptions = {}): Promise<string> {
+  const options: PairOptions = { ...o, preset: "ultrafast" };
+  const name = `pair-${new Bun.CryptoHasher("sha256").update(JSON.stringify(options)).digest("hex").slice(0, 16)}.mp4`;
+  const cache = process.env.CLIPYARD_TEST_JOB_CACHE;
+  const out = cache ? join(cache, "compositions", name) : join(dir, name);
+  let made = pairs.get(out);
+  if (!made) {
+    made = makePair(out, options).catch((err) => {
+      pairs.delete(out);
+      throw err;
+    });
+    pairs.set(out, made);
+  }
+  return made;
+}
+
+/** This process's compositions, made or being made, by path: callers at the same time share one. */
+const pairs = new Map<string, Promise<string>>();
+
+async function makePair(out: string, options: PairOptions): Promise<string> {
+  if (existsSync(out)) return out;
+  mkdirSync(dirname(out), { recursive: true });
+  const building = join(dirname(out), `.${process.pid}-${Math.random().toString(36).slice(2)}-${basename(out)}`);
+  await talkingHeadsPair(building, options);
+  renameSync(building, out);
   return out;
 }
