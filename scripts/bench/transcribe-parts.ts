@@ -4,7 +4,8 @@
  * looped to N minutes, under the 1080p composition with --video): decode, VAD, recognition, speaker
  * segmentation, CAM++ embeddings, clustering and word/turn alignment. Per part: wall seconds, CPU
  * seconds, and CPU / wall (how many of the cores were busy). CPU is this process's for the in-process
- * parts (onnxruntime's threads included) and the Python worker's for recognition; decoding is ffmpeg's
+ * parts (onnxruntime's threads and in-process whisper.cpp included) and the Python worker's for
+ * recognition under CTranslate2; decoding is ffmpeg's
  * and reported as wall only. Also the peak resident memory of the process tree (this process and the
  * speech worker, summed, sampled every 200 ms).
  *
@@ -51,7 +52,10 @@ try {
   const peaks = await memory.stop();
   const cpu = process.cpuUsage(cpu0);
   const rows = parts.map((p) => ({ part: p.part, "wall s": p.wall, "cpu s": p.cpu ?? "", "cores busy": p.cpu === undefined ? "" : (p.cpu / p.wall).toFixed(2), "share of wall": `${Math.round((100 * p.wall) / wall)} %` }));
-  const asrCpu = parts.filter((p) => p.part === "asr").reduce((s, p) => s + (p.cpu ?? 0), 0);
+  // The Python worker's recognition CPU is another process's, so it is added to this one's; whisper.cpp
+  // runs in this process, where process.cpuUsage() has already counted it.
+  const inProcess = t.engine.startsWith("whisper.cpp");
+  const asrCpu = inProcess ? 0 : parts.filter((p) => p.part === "asr").reduce((s, p) => s + (p.cpu ?? 0), 0);
   rows.push({ part: "transcribe (whole)", "wall s": wall, "cpu s": (cpu.user + cpu.system) / 1e6 + asrCpu, "cores busy": "", "share of wall": "100 %" });
   const speakers = new Set(t.words.map((w) => w.speaker)).size;
   console.log(`transcribe stage on a ${minutes}-minute two-speaker episode (${video ? "1080p video" : "audio"}; speaker models ${process.argv.includes("--serial") ? "after" : "beside"} recognition), ${cpus().length} cores (${cpus()[0]?.model}), load ${load0.toFixed(1)} -> ${loadavg()[0]!.toFixed(1)}`);

@@ -209,7 +209,8 @@ async function speakerCheck(pythonReady: boolean): Promise<Check> {
 /**
  * Which recogniser a job will run and why (chooseAsrEngine, the job's own choice): CTranslate2 in the
  * Python worker when the runtime is installed, whisper.cpp in-process when it is not (or when
- * CLIPYARD_ASR_ENGINE says so), which hears nearly the same words at 4-9x the CPU time (docs/pipeline.md).
+ * CLIPYARD_ASR_ENGINE says so), which hears nearly the same words at 2-3x the CPU time with the
+ * source-built addon and 4-9x with the prebuilt one (docs/benchmarks/speed.md).
  */
 function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Check {
   const name = "speech recognition";
@@ -217,14 +218,15 @@ function recognitionCheck(runtimeInstalled: boolean, pythonReady: boolean): Chec
   const inProcess = cpp.ok ? { available: true, addon: cpp.kind, label: cpp.label, why: cpp.reason, wordProbabilities: cpp.probabilities } : { available: false, reason: cpp.reason };
   // Which whisper.cpp addon and why: the source-built one (AVX2, word probabilities) or the prebuilt fallback.
   const addon = cpp.ok ? `; addon: ${cpp.label}, because ${cpp.reason}${cpp.probabilities ? "" : " (its words carry no probabilities, so no least-sure warnings)"}` : "";
+  const cpuCost = cpp.ok && cpp.probabilities ? "2-3x" : "4-9x";
   const model = chooseAsrModel().model;
   const { engine, reason } = chooseAsrEngine(model, process.env, { runtimeInstalled: () => runtimeInstalled, inProcess: () => cpp });
   if (engine === "whisper-cpp") {
     return cpp.ok
-      ? { name, status: "ok", detail: `whisper.cpp in-process (${reason}): no Python needed, ${cpp.probabilities ? "2-2.5x" : "4-9x"} the CPU time of CTranslate2${addon}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } }
+      ? { name, status: "ok", detail: `whisper.cpp in-process (${reason}): no Python needed, ${cpuCost} the CPU time of CTranslate2${addon}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } }
       : { name, status: "fail", detail: `${reason} but ${cpp.reason}`, data: { engine: "whisper-cpp-in-process", reason, inProcess } };
   }
-  const alternative = cpp.ok ? `loads here (runs when the speech runtime is absent, or with CLIPYARD_ASR_ENGINE=whisper-cpp, at 4-9x the CPU time)${addon}` : `not available: ${cpp.reason}`;
+  const alternative = cpp.ok ? `loads here (runs when the speech runtime is absent, or with CLIPYARD_ASR_ENGINE=whisper-cpp, at ${cpuCost} the CPU time)${addon}` : `not available: ${cpp.reason}`;
   return {
     name,
     status: pythonReady ? "ok" : "fail",
