@@ -75,12 +75,24 @@ export interface WorkerUsage {
   cpuSeconds: number;
 }
 
+/**
+ * The worker's environment: the appliance's own, with the operator's OpenMP settings kept where set.
+ * CTranslate2 sizes its OpenMP pool from the thread count the worker is given (OMP_NUM_THREADS=1 only
+ * keeps other libraries' pools from taking every core). OMP_WAIT_POLICY=PASSIVE lets that pool's idle
+ * threads sleep instead of spinning between layers: the same CPU on a quiet machine, 4-5 % less CPU for
+ * recognition when something else runs beside it, as the speaker models, renders and other jobs do
+ * (docs/benchmarks/speed.md, 2026-11-27). The models are read from disk only (HF_HUB_OFFLINE).
+ */
+export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, OMP_NUM_THREADS: env.OMP_NUM_THREADS ?? "1", OMP_WAIT_POLICY: env.OMP_WAIT_POLICY ?? "PASSIVE", HF_HUB_OFFLINE: "1" };
+}
+
 export async function runWorker(args: string[], onLine: (msg: Record<string, unknown>) => void, signal?: AbortSignal, python = speechPython()): Promise<WorkerUsage> {
   const t0 = performance.now();
   const proc = Bun.spawn(diesWithAppliance([python, workerScript(), ...args]), {
     stdout: "pipe",
     stderr: "pipe",
-    env: { ...process.env, OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? "1", HF_HUB_OFFLINE: "1" },
+    env: workerEnv(),
   });
   const abort = () => proc.kill();
   signal?.addEventListener("abort", abort);
