@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # whisper.cpp with token probabilities and AVX2, built here from source into .vendor/whisper-cpp/
-# (src/inference/whisper-cpp-built.ts loads it; docs/pipeline.md, "In-process recognition": no
+# (src/inference/whisper-cpp-built.ts loads it; docs/pipeline/transcribe.md, "In-process recognition": no
 # prebuilt addon on npm gives token probabilities, and @fugood's is SSE only).
 #
 # The sources are npm's smart-whisper (whisper.cpp + ggml and a small N-API binding that returns each

@@ -4,7 +4,7 @@
  * - the one built here from source (whisper-cpp-built.ts, scripts/setup/whisper-cpp.sh): AVX2 and
  *   each token's probability, so its words carry `p` like the CTranslate2 engine's;
  * - the prebuilt linux-x64 addon of npm `@fugood/node-whisper-linux-x64` (the binding survey in
- *   docs/pipeline.md says why this one): SSE only and no probabilities, used where the first is not
+ *   docs/benchmarks/in-process.md says why this one): SSE only and no probabilities, used where the first is not
  *   built or the CPU lacks its instructions, with the reason in `clipyard doctor`.
  *
  * `CLIPYARD_WHISPER_CPP_ADDON` (auto, built, prebuilt) forces one; a forced addon that cannot load is
@@ -321,7 +321,7 @@ export function segmentsFromBuilt(segments: readonly BuiltSegment[]): Segment[] 
  * at every barrier between operations by spinning, never sleeping, so when another process (the speaker
  * models beside recognition, a second job) takes a core, its threads burn CPU waiting for a peer that is
  * not running: on the 2-core VM at load 7, the phone call with tiny.en took 56.7 s of CPU with 2 threads
- * against 7.0 s with 1 (docs/pipeline.md, "In-process recognition").
+ * against 7.0 s with 1 (docs/pipeline/transcribe.md, "In-process recognition").
  */
 export function builtAddonThreads(requested: number, cores: number): number {
   return Math.max(1, Math.min(requested, Math.floor(cores / 2)));

@@ -281,7 +281,7 @@ const NOTO_SCRIPT_TESTS = NOTO_SCRIPTS.map((script) => ({ script, test: new RegE
  * installed. drawtext has no fallback of its own (captions do: libass asks fontconfig for missing
  * glyphs), so a wrong pick would draw boxes. One font draws the whole text, so the first such script
  * found decides; Noto's script fonts have no Latin letters (Thai, Hebrew and Georgian not even digits),
- * so Latin mixed into such a title still draws as boxes (docs/pipeline.md, Languages).
+ * so Latin mixed into such a title still draws as boxes (docs/pipeline/transcribe.md, Languages).
  */
 export function boldFontFor(text: string, dejavu: "DejaVuSans-Bold.ttf" | "DejaVuSerif-Bold.ttf" | "DejaVuSansMono-Bold.ttf" = "DejaVuSans-Bold.ttf"): string {
   if (CJK.test(text)) for (const f of CJK_BOLD_FONTS) if (existsSync(f)) return f;

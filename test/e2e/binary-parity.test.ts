@@ -4,7 +4,7 @@
  * runtime (CTranslate2) run `clipyard process` on the same short shared recording with the default
  * recogniser (whisper-base) and every default model. They must render the same number of clips,
  * find the same speakers and language, name the same engines but for the recogniser, and warn of the
- * same things but for what docs/pipeline.md says an engine difference explains.
+ * same things but for what docs/pipeline/transcribe.md says an engine difference explains.
  */
 import { afterAll, expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";

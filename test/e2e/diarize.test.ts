@@ -78,7 +78,7 @@ describeShared("neural diarization", () => {
       let overlap = 0;
       for (let s = 0.005; s < 30; s += 0.01) if (activity.filter((x) => x.start <= s && s < x.end).length > 1) overlap += 0.01;
       expect(overlap).toBeGreaterThan(0.5);
-      // MFCC clustering scored 54.8% here (docs/pipeline.md)
+      // MFCC clustering scored 54.8% here (docs/benchmarks/speakers.md)
       expect(diarizationErrorRate(reference("meeting_excerpt"), activity, uem("meeting_excerpt")).der).toBeLessThan(0.5);
     },
     SLOW,

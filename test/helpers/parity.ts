@@ -104,7 +104,7 @@ export function enginesBesidesRecogniser(engine: Record<string, string>): Record
 }
 
 /**
- * Warnings less those an engine difference explains (docs/pipeline.md): the least-sure stretches
+ * Warnings less those an engine difference explains (docs/pipeline/transcribe.md): the least-sure stretches
  * come from word probabilities, which CTranslate2 reports and whisper.cpp's addon does not.
  */
 export function warningsBesidesEngine(warnings: string[]): string[] {

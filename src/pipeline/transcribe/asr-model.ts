@@ -2,7 +2,7 @@
  * Which Whisper model recognises a job. `CLIPYARD_ASR_MODEL` names one, or says `auto`: the largest
  * verified model present that this machine runs within the time budget. Unset, it is whisper-base,
  * the multilingual model setup pulls: it detects the language, hears names tiny.en mishears, and costs
- * about 1.3x tiny.en's whole-command time on 2 cores (docs/pipeline.md).
+ * about 1.3x tiny.en's whole-command time on 2 cores (docs/pipeline/transcribe.md).
  */
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";

@@ -6,7 +6,7 @@
  * pause is stretched over the silence after it. CTranslate2's alignment (faster-whisper's
  * cross-attention word times) leaves those pauses in. The sentence-end rule (sentence-edges.ts)
  * needs a pause after a full stop, so the same speech gave the two engines different sentence ends,
- * and with them different clips (the parity measurements in docs/pipeline.md).
+ * and with them different clips (the parity measurements in docs/pipeline/transcribe.md).
  *
  * Silero's per-frame probabilities already say where the silence is. A word's edge frames that the
  * VAD hears as silence (below the region rule's `negThreshold`) are cut off the word; a word with no

@@ -92,7 +92,7 @@ def load_model(args):
     from faster_whisper import WhisperModel
 
     # float16 on a CUDA GPU when one is usable; otherwise (and on any failure there) int8 on the CPU,
-    # which is what every CPU figure in docs/pipeline.md measures. The choice is reported to the caller.
+    # which is what every CPU figure in docs/pipeline/transcribe.md measures. The choice is reported to the caller.
     warning = None
     if args.device in ("auto", "cuda"):
         status = cuda_status()
