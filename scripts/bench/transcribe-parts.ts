@@ -54,7 +54,7 @@ try {
   const rows = parts.map((p) => ({ part: p.part, "wall s": p.wall, "cpu s": p.cpu ?? "", "cores busy": p.cpu === undefined ? "" : (p.cpu / p.wall).toFixed(2), "share of wall": `${Math.round((100 * p.wall) / wall)} %` }));
   // The Python worker's recognition CPU is another process's, so it is added to this one's; whisper.cpp
   // runs in this process, where process.cpuUsage() has already counted it.
-  const inProcess = t.engine.startsWith("whisper.cpp");
+  const inProcess = t.engine?.startsWith("whisper.cpp") ?? false;
   const asrCpu = inProcess ? 0 : parts.filter((p) => p.part === "asr").reduce((s, p) => s + (p.cpu ?? 0), 0);
   rows.push({ part: "transcribe (whole)", "wall s": wall, "cpu s": (cpu.user + cpu.system) / 1e6 + asrCpu, "cores busy": "", "share of wall": "100 %" });
   const speakers = new Set(t.words.map((w) => w.speaker)).size;
