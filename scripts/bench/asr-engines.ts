@@ -17,7 +17,7 @@ import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { pcmSource, readWav } from "../../src/media/wav.ts";
 import { ensureDerived } from "../../src/models/derived.ts";
 import { speechPython } from "../../src/inference/speech-runtime/runtime.ts";
-import { workerScript } from "../../src/inference/speech-runtime/worker.ts";
+import { workerEnv, workerScript } from "../../src/inference/speech-runtime/worker.ts";
 import { resolveModel } from "../../src/models/store.ts";
 import { diarizeWords } from "../../src/pipeline/transcribe/diarize-mfcc.ts";
 import { speakerTimeline } from "../../src/pipeline/transcribe/speaker-turns.ts";
@@ -49,11 +49,11 @@ interface Run {
  */
 const GNU_TIME = "/usr/bin/time";
 
-async function measure(command: string[], parse: (out: string) => Word[]): Promise<Run> {
+async function measure(command: string[], parse: (out: string) => Word[], env: NodeJS.ProcessEnv): Promise<Run> {
   const rssFile = join(work, "peak-rss.txt");
   const cmd = existsSync(GNU_TIME) ? [GNU_TIME, "-f", "%M", "-o", rssFile, ...command] : command;
   const t0 = performance.now();
-  const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, OMP_NUM_THREADS: String(threads), HF_HUB_OFFLINE: "1" } });
+  const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env });
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   if ((await proc.exited) !== 0) throw new Error(`${command.slice(0, 2).join(" ")} failed: ${err.trim().split("\n").slice(-3).join(" | ")}`);
   const ru = proc.resourceUsage()!;
@@ -75,12 +75,14 @@ function regionsFile(wav: string, duration: number): string {
 const ggml = await ensureDerived("whisper-tiny.en-ggml");
 const ggmlQ8 = await ensureDerived("whisper-tiny.en-ggml-q8_0");
 const whisperCpp = (model: string) => (wav: string) =>
-  measure(["bun", join(import.meta.dir, "asr-engines-child.ts"), model, wav, String(threads)], (out) => (JSON.parse(out.trim()) as { words: Word[] }).words);
+  measure(["bun", join(import.meta.dir, "asr-engines-child.ts"), model, wav, String(threads)], (out) => (JSON.parse(out.trim()) as { words: Word[] }).words, { ...process.env, OMP_NUM_THREADS: String(threads) });
 const engines: Record<string, (wav: string, duration: number) => Promise<Run>> = {
   "CTranslate2 int8 (Python worker)": (wav, duration) =>
     measure(
       [speechPython(), workerScript(), "asr", "--model", ct2Dir, "--audio", wav, "--regions-file", regionsFile(wav, duration), "--language", "en", "--threads", String(threads), "--beam", "1", "--device", "cpu"],
       (out) => (JSON.parse(out.trim().split("\n").pop()!) as { result: { words: Word[] } }).result.words,
+      // The environment jobs give the worker (workerEnv), with the bench's thread count.
+      workerEnv({ ...process.env, OMP_NUM_THREADS: String(threads) }),
     ),
   "whisper.cpp f16 (in-process addon)": whisperCpp(ggml),
   "whisper.cpp q8_0 (in-process addon)": whisperCpp(ggmlQ8),
