@@ -66,9 +66,9 @@ conformance=0
 # than after it: they spend most of their time waiting (on the real-time rate-limit windows, timers
 # and their servers' answers), not on the CPU, which the main pass's end-to-end files fill. Their
 # output goes to log files, printed after the main pass, one after the other. They run a little
-# niced (BESIDE_NICE, 5 by default) so that their CPU goes into the main pass's waits rather than
+# niced (CLIPYARD_TEST_BESIDE_NICE, 5 by default) so that their CPU goes into the main pass's waits rather than
 # into its renders: they finish well before it either way (docs/benchmarks/tests.md).
-BESIDE=(nice -n "${BESIDE_NICE:-5}")
+BESIDE=(nice -n "${CLIPYARD_TEST_BESIDE_NICE:-5}")
 if [ -d "$CONFORMANCE_DIR" ]; then
   conformance=1
   # The suite against the source, against the single executable (copied to an empty folder), and
