@@ -65,10 +65,7 @@ conformance=0
 # The PostgreSQL pass and the three conformance runs start first and run beside the main pass rather
 # than after it: they spend most of their time waiting (on the real-time rate-limit windows, timers
 # and their servers' answers), not on the CPU, which the main pass's end-to-end files fill. Their
-# output goes to log files, printed after the main pass, one after the other. They run a little
-# niced (CLIPYARD_TEST_BESIDE_NICE, 5 by default) so that their CPU goes into the main pass's waits rather than
-# into its renders: they finish well before it either way (docs/benchmarks/tests.md).
-BESIDE=(nice -n "${CLIPYARD_TEST_BESIDE_NICE:-5}")
+# output goes to log files, printed after the main pass, one after the other.
 if [ -d "$CONFORMANCE_DIR" ]; then
   conformance=1
   # The suite against the source, against the single executable (copied to an empty folder), and
@@ -79,14 +76,14 @@ if [ -d "$CONFORMANCE_DIR" ]; then
   # The scale-out node's object store: SeaweedFS on loopback (ten ports from SW_PORT).
   SW_PORT=$((42000 + (RANDOM % 200) * 10))
   SW_ENV="$(SEAWEEDFS_PORT="$SW_PORT" bash scripts/cluster/seaweedfs.sh start "$SW_DIR")"
-  CLIPYARD_CMD="bun run src/main.ts" "${BESIDE[@]}" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/source.log" 2>&1 &
+  CLIPYARD_CMD="bun run src/main.ts" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/source.log" 2>&1 &
   SOURCE_PID=$!
-  CLIPYARD_CMD="$BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" "${BESIDE[@]}" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/binary.log" 2>&1 &
+  CLIPYARD_CMD="$BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/ >"$LOGS/binary.log" 2>&1 &
   BINARY_PID=$!
   # With the servers' logs (printed only if it fails): the newest back end is the one to diagnose.
   (eval "export $(echo "$SW_ENV" | tr '\n' ' ')"
   CONFORMANCE_SERVER_LOG=1 CLIPYARD_TEST_DATABASE_URL="$PG_URL" CLIPYARD_CMD="bash $PWD/test/helpers/pg-node.sh $BIN_DIR/clipyard" CLIPYARD_CWD="$BIN_DIR" \
-    "${BESIDE[@]}" node --test --test-concurrency=4 "$CONFORMANCE_DIR"/) >"$LOGS/postgres.log" 2>&1 &
+    node --test --test-concurrency=4 "$CONFORMANCE_DIR"/) >"$LOGS/postgres.log" 2>&1 &
   POSTGRES_PID=$!
 fi
 
@@ -96,7 +93,7 @@ fi
 # second pass would only repeat them.
 PG_UNIT=()
 while IFS= read -r f; do PG_UNIT+=("$f"); done < <(grep -rl --include='*.test.ts' 'helpers/db\.ts' test/unit | sort)
-CLIPYARD_TEST_DATABASE_URL="$PG_URL" "${BESIDE[@]}" bun test --timeout 120000 test/api test/billing test/webhooks test/jobs test/feeds test/watch test/mcp "${PG_UNIT[@]}" >"$LOGS/pg-pass.log" 2>&1 &
+CLIPYARD_TEST_DATABASE_URL="$PG_URL" bun test --timeout 120000 test/api test/billing test/webhooks test/jobs test/feeds test/watch test/mcp "${PG_UNIT[@]}" >"$LOGS/pg-pass.log" 2>&1 &
 PG_PASS_PID=$!
 
 echo "== bun test (${PARALLEL} at a time)" >&2
