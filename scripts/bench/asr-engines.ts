@@ -28,6 +28,8 @@ import { diarizationErrorRate, parseRttm, wordErrorRate } from "./asr-scoring.ts
 import { numberFlag, table } from "./load.ts";
 
 const threads = numberFlag("threads", 2);
+/** Every engine runs with the bench's thread count in its OpenMP pool. */
+const threadEnv = { ...process.env, OMP_NUM_THREADS: String(threads) };
 const runs = numberFlag("runs", 1);
 const work = mkdtempSync(join(tmpdir(), "clipyard-bench-engines-"));
 
@@ -75,14 +77,14 @@ function regionsFile(wav: string, duration: number): string {
 const ggml = await ensureDerived("whisper-tiny.en-ggml");
 const ggmlQ8 = await ensureDerived("whisper-tiny.en-ggml-q8_0");
 const whisperCpp = (model: string) => (wav: string) =>
-  measure(["bun", join(import.meta.dir, "asr-engines-child.ts"), model, wav, String(threads)], (out) => (JSON.parse(out.trim()) as { words: Word[] }).words, { ...process.env, OMP_NUM_THREADS: String(threads) });
+  measure(["bun", join(import.meta.dir, "asr-engines-child.ts"), model, wav, String(threads)], (out) => (JSON.parse(out.trim()) as { words: Word[] }).words, threadEnv);
 const engines: Record<string, (wav: string, duration: number) => Promise<Run>> = {
   "CTranslate2 int8 (Python worker)": (wav, duration) =>
     measure(
       [speechPython(), workerScript(), "asr", "--model", ct2Dir, "--audio", wav, "--regions-file", regionsFile(wav, duration), "--language", "en", "--threads", String(threads), "--beam", "1", "--device", "cpu"],
       (out) => (JSON.parse(out.trim().split("\n").pop()!) as { result: { words: Word[] } }).result.words,
       // The environment jobs give the worker (workerEnv), with the bench's thread count.
-      workerEnv({ ...process.env, OMP_NUM_THREADS: String(threads) }),
+      workerEnv(threadEnv),
     ),
   "whisper.cpp f16 (in-process addon)": whisperCpp(ggml),
   "whisper.cpp q8_0 (in-process addon)": whisperCpp(ggmlQ8),
