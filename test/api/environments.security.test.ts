@@ -41,7 +41,7 @@ const worlds = {} as Record<Env, World>;
 const other = (w: World) => worlds[w.env === "test" ? "live" : "test"];
 const code = (r: { json: any }) => r.json?.error?.code;
 
-async function poll<T>(read: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+async function poll<T>(read: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();

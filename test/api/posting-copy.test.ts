@@ -20,7 +20,7 @@ const SPEC_CLIP_FIELDS = ["id", "rank", "category", "hook", "pull_quote", "start
 test("a completed sandbox job's clips carry title, description and hashtags beside the spec's fields", async () => {
   const submitted = await app.api("POST", "/v1/jobs", { key, body: VIDEO_BODY });
   expect(submitted.status).toBe(202);
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   let job = submitted.json;
   while (job.status !== "complete" && job.status !== "failed" && Date.now() < deadline) {
     await Bun.sleep(25);

@@ -36,7 +36,7 @@ test("webhook deliveries show every attempt, and Replay re-sends the same event"
   receiver.answer([500], 200); // first attempt fails, the retry succeeds
   const hook = (await app.api("POST", "/v1/webhooks", { key, body: { url: receiver.url(), events: ["job.failed"] } })).json;
   await app.api("POST", "/v1/jobs", { key, body: { source: { type: "video_url", url: "https://m.example.com/fail.mp4" } } });
-  const first = await receiver.waitFor(2, 20_000);
+  const first = await receiver.waitFor(2);
   // The receiver hears the retry before the delivery worker records its answer: wait for the record.
   await eventually(() => app.api("GET", `/v1/webhooks/${hook.id}/deliveries`, { key }), (r) => r.json.data[0]?.status === "succeeded", { what: "the retried delivery's outcome" });
 
@@ -56,7 +56,7 @@ test("webhook deliveries show every attempt, and Replay re-sends the same event"
 
   await row.getByRole("button", { name: "Replay" }).click();
   expect(await page.getByRole("status").textContent()).toContain("Replay queued");
-  const replayed = await receiver.waitFor(3, 10_000);
+  const replayed = await receiver.waitFor(3);
   expect(replayed.json.request_id).toBe(first.json.request_id);
   expect(replayed.json.id).toBe(first.json.id);
   expect(await section.locator("tr[data-delivery]").count()).toBe(2);

@@ -32,7 +32,7 @@ export async function startReceiver() {
       statuses = [...next];
       fallback = then;
     },
-    async waitFor(n: number, timeoutMs = 10_000) {
+    async waitFor(n: number, timeoutMs = 60_000) {
       const end = Date.now() + timeoutMs;
       while (requests.length < n) {
         if (Date.now() > end) throw new Error(`receiver got ${requests.length} of ${n} requests`);

@@ -15,6 +15,7 @@ import { getJobById } from "../../src/jobs/store.ts";
 import { submitJob } from "../../src/jobs/submit.ts";
 import { JobTransitions } from "../../src/jobs/transitions.ts";
 import { PipelineError } from "../../src/pipeline/stage.ts";
+import { eventually } from "../helpers/wait.ts";
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,7 +69,7 @@ test("a worker that dies mid-job: its lease lapses, the job is requeued and resu
   const first = world(pipeline, clock);
   const id = liveJob(first.db, clock);
   first.scheduler.tick();
-  await Bun.sleep(20);
+  await eventually(() => calls.length, (n) => n === 2, { what: "stage two to start" });
   expect(getJobById(first.db, id)!.status).toBe("processing");
   expect(calls).toEqual(["one", "two"]);
 
@@ -79,8 +80,7 @@ test("a worker that dies mid-job: its lease lapses, the job is requeued and resu
   expect(getJobById(first.db, id)!.leaseOwner).toBe(first.scheduler.owner); // lease still valid
   clock.advance(60_001);
   second.scheduler.tick(); // requeue, then claim by the new owner
-  await Bun.sleep(20);
-  const done = getJobById(first.db, id)!;
+  const done = await eventually(() => getJobById(first.db, id)!, (j) => j.status !== "processing" && j.status !== "queued", { what: "the resumed job to end" });
   expect(done.status).toBe("complete");
   expect(JSON.parse(done.output!).show_notes).toBe("# b=2");
   expect(done.attempts).toBe(2);
@@ -99,12 +99,12 @@ test("a pipeline error fails the job with its code; an unexpected error becomes 
   const w = world(pipeline, clock);
   const a = liveJob(w.db, clock);
   w.scheduler.tick();
-  await Bun.sleep(20);
+  await eventually(() => getJobById(w.db, a)!.status, (s) => s === "failed" || s === "complete");
   expect(getJobById(w.db, a)).toMatchObject({ status: "failed", errorCode: "no_clips_to_render", errorMessage: "No speech long enough for a clip." });
   error = new TypeError("boom");
   const b = liveJob(w.db, clock);
   w.scheduler.tick();
-  await Bun.sleep(20);
+  await eventually(() => getJobById(w.db, b)!.status, (s) => s === "failed" || s === "complete");
   expect(getJobById(w.db, b)).toMatchObject({ status: "failed", errorCode: "analysis_failed" });
 });
 
@@ -124,10 +124,9 @@ test("progress is recorded on the job while it runs", async () => {
   const w = world(pipeline, clock);
   const id = liveJob(w.db, clock);
   w.scheduler.tick();
-  await Bun.sleep(20);
-  expect(JSON.parse(getJobById(w.db, id)!.progress!)).toEqual({ stage: "slow", percent: 63 });
+  await eventually(() => getJobById(w.db, id)!.progress, (p) => p === JSON.stringify({ stage: "slow", percent: 63 }), { what: "the slow stage's reported progress" });
   release();
-  await Bun.sleep(20);
+  await eventually(() => getJobById(w.db, id)!.status, (s) => s !== "processing", { what: "the job to end" });
   expect(getJobById(w.db, id)!.status).toBe("complete");
   expect(getJobById(w.db, id)!.progress).toBeNull();
 });
@@ -149,7 +148,7 @@ test("a failed job shows the code and a plain sentence; the traceback and paths 
   try {
     const a = liveJob(w.db, clock);
     w.scheduler.tick();
-    await eventually(() => getJobById(w.db, a)?.status === "failed");
+    await eventually(() => getJobById(w.db, a)?.status, (s) => s === "failed");
     const failed = getJobById(w.db, a)!;
     expect(failed.errorCode).toBe("analysis_failed");
     expect(failed.errorMessage).not.toContain("Traceback");
@@ -163,7 +162,7 @@ test("a failed job shows the code and a plain sentence; the traceback and paths 
     error = new PipelineError("media_fetch_failed", `the file ${join(dir, "jobs", "job_x", "source", "source.media")} is no media`);
     const b = liveJob(w.db, clock);
     w.scheduler.tick();
-    await eventually(() => getJobById(w.db, b)?.status === "failed");
+    await eventually(() => getJobById(w.db, b)?.status, (s) => s === "failed");
     const message = getJobById(w.db, b)!.errorMessage!;
     expect(message).not.toContain(dir);
     expect(message).not.toContain("job_x");
@@ -173,11 +172,3 @@ test("a failed job shows the code and a plain sentence; the traceback and paths 
     process.stderr.write = write;
   }
 });
-
-async function eventually(done: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await Bun.sleep(10);
-  }
-}

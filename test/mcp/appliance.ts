@@ -49,7 +49,7 @@ export async function startAppliance(): Promise<Appliance> {
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const proc: Subprocess = Bun.spawn(["bun", "run", MAIN, "serve"], { cwd: REPO_ROOT, env, stdout: "ignore", stderr: "inherit" });
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     try {
       if ((await fetch(`${baseUrl}/healthz`)).ok) break;
@@ -59,7 +59,7 @@ export async function startAppliance(): Promise<Appliance> {
     if (proc.exitCode !== null) throw new Error(`clipyard serve exited early with code ${proc.exitCode}`);
     if (Date.now() > deadline) {
       proc.kill();
-      throw new Error("clipyard serve did not answer /healthz within 20 s");
+      throw new Error("clipyard serve did not answer /healthz within 90 s");
     }
     await Bun.sleep(100);
   }

@@ -24,15 +24,19 @@ test("two processes hitting one key at once on PostgreSQL are granted exactly th
     const { systemClock } = await import(${JSON.stringify(join(ROOT, "src/clock.ts"))});
     const limiter = new DbSlidingWindowLimiter(openDb({ dataDir: process.env.D, databaseUrl: process.env.U }), systemClock);
     limiter.hit("warm", 1000);
-    // Start together: both wait for the same wall-clock instant.
-    while (Date.now() < Number(process.env.AT)) {}
+    // Start together: each says it is ready, then waits for the word to go (a wall-clock instant
+    // chosen in advance is missed by a process that starts late on a loaded machine).
+    console.log("ready");
+    for await (const _ of console) break;
     let granted = 0;
     for (let i = 0; i < 120; i++) if (limiter.hit("key_shared:write", 100).allowed) granted++;
     console.log(granted);
     process.exit(0);`;
-  const at = String(Date.now() + 2500);
-  const nodes = [0, 1].map(() => spawn(["bun", "-e", script], { env: { ...process.env, D: dataDir, U: databaseUrl, AT: at }, stdout: "pipe", stderr: "inherit" }));
-  const granted = await Promise.all(nodes.map(async (p) => Number((await new Response(p.stdout).text()).trim())));
+  const nodes = [0, 1].map(() => spawn(["bun", "-e", script], { env: { ...process.env, D: dataDir, U: databaseUrl }, stdin: "pipe", stdout: "pipe", stderr: "inherit" }));
+  const lines = nodes.map((p) => linesOf(p.stdout));
+  for (const next of lines) expect(await next()).toBe("ready");
+  for (const p of nodes) p.stdin.write("go\n"), void p.stdin.flush();
+  const granted = await Promise.all(lines.map(async (next) => Number(await next())));
   expect(await Promise.all(nodes.map((p) => p.exited))).toEqual([0, 0]);
   expect(granted[0]! + granted[1]!).toBe(100);
   // Both took part (each asked for more than the whole limit).
@@ -75,3 +79,21 @@ test("a hit's commit without the WAL flush is its own: the connection's later st
     db.$client.close();
   }
 });
+
+/** Reads a child's stdout a line at a time. */
+function linesOf(stream: ReadableStream<Uint8Array>): () => Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  return async () => {
+    while (!buffered.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += decoder.decode(value, { stream: true });
+    }
+    const at = buffered.indexOf("\n");
+    const line = at < 0 ? buffered : buffered.slice(0, at);
+    buffered = at < 0 ? "" : buffered.slice(at + 1);
+    return line.trim();
+  };
+}

@@ -71,7 +71,7 @@ afterAll(() => {
   server.stop(true);
 });
 
-const llm = (timeoutMs = 5000) => ({ url: `http://127.0.0.1:${server.port}/v1`, model: "test-editor", key: "sekret", timeoutMs });
+const llm = (timeoutMs = 30_000) => ({ url: `http://127.0.0.1:${server.port}/v1`, model: "test-editor", key: "sekret", timeoutMs });
 const plan = (timeoutMs?: number) => planHighlights(t, { embedder: null, count: 2, llm: llm(timeoutMs) });
 
 /** A grounded answer: the second and first candidates, with hooks and quotes copied from them. */
@@ -244,7 +244,7 @@ describe("language-model editor over the OpenAI chat protocol", () => {
     expect(streamedBytes).toBeLessThan(64 * MAX_REPLY_BYTES);
     const baseline = peaks.byLabel.get("baseline")!.total;
     expect(peaks.byLabel.get("reply")!.total - baseline).toBeLessThan(150 * 1024 ** 2);
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   test("an unreachable endpoint falls back", async () => {
