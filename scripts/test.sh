@@ -73,6 +73,9 @@ if [ -d "$CONFORMANCE_DIR" ]; then
   # server on a free port, so they do not meet.
   bash scripts/build-binary.sh
   cp dist/clipyard "$BIN_DIR/"
+  # The end-to-end files that run the executable copy this build instead of compiling their own
+  # (test/helpers/parity.ts).
+  export CLIPYARD_TEST_BINARY="$PWD/dist/clipyard"
   # The scale-out node's object store: SeaweedFS on loopback (ten ports from SW_PORT).
   SW_PORT=$((42000 + (RANDOM % 200) * 10))
   SW_ENV="$(SEAWEEDFS_PORT="$SW_PORT" bash scripts/cluster/seaweedfs.sh start "$SW_DIR")"

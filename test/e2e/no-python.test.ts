@@ -7,16 +7,16 @@
  * system's bin folder also holds python3.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join, resolve } from "node:path";
+import { delimiter, join } from "node:path";
 import { cpuCannotRun, findBuiltAddon } from "../../src/inference/whisper-cpp-built.ts";
 import { modelDir } from "../../src/models/store.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
+import { buildBinaryInto } from "../helpers/parity.ts";
 import { testShared } from "../helpers/shared.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "clipyard-no-python-"));
 const dir = join(work, "empty");
 const models = join(work, "models");
@@ -37,11 +37,7 @@ const runsBuiltAddon = builtAddon.ok && !cpuCannotRun(builtAddon.info);
 
 let PATH: string;
 beforeAll(() => {
-  const built = join(work, "build", "clipyard");
-  const build = Bun.spawnSync(["bash", "scripts/build-binary.sh", "bun-linux-x64", built], { cwd: ROOT });
-  expect(build.exitCode).toBe(0);
-  mkdirSync(dir);
-  copyFileSync(built, join(dir, "clipyard"));
+  buildBinaryInto(work, dir);
   // The verified models, linked: the derived ggml file is made in this folder, not in the checkout's.
   mkdirSync(models);
   for (const m of ["whisper-tiny.en", "silero-vad", "human-face", "all-minilm-l6-v2", "campplus-zh-en", "pyannote-segmentation-3.0"]) symlinkSync(modelDir(m), join(models, m), "dir");

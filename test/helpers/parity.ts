@@ -13,11 +13,19 @@ export const ROOT = resolve(import.meta.dir, "../..");
 /** Every model the default pipeline uses (what `clipyard models pull` fetches), linked, never copied. */
 export const DEFAULT_MODELS = ["whisper-base", "silero-vad", "human-face", "all-minilm-l6-v2", "campplus-zh-en", "pyannote-segmentation-3.0"];
 
-/** Builds the executable as scripts/build-binary.sh does and copies it into `dir` (an empty folder). */
+/**
+ * The executable, built as scripts/build-binary.sh does, copied into `dir` (an empty folder). Under
+ * `npm test`, which builds it from this checkout before the tests start (for the conformance runs) and
+ * names it in CLIPYARD_TEST_BINARY, that build is copied: compiling it again costs each caller about
+ * 10 s of CPU on a run that is short of it. Run alone, a file builds its own.
+ */
 export function buildBinaryInto(work: string, dir: string): string {
-  const built = join(work, "build", "clipyard");
-  const build = Bun.spawnSync(["bash", "scripts/build-binary.sh", "bun-linux-x64", built], { cwd: ROOT });
-  if (build.exitCode !== 0) throw new Error(`build-binary.sh failed: ${build.stderr.toString().slice(-2000)}`);
+  const prebuilt = process.env.CLIPYARD_TEST_BINARY;
+  const built = prebuilt && existsSync(prebuilt) ? prebuilt : join(work, "build", "clipyard");
+  if (built !== prebuilt) {
+    const build = Bun.spawnSync(["bash", "scripts/build-binary.sh", "bun-linux-x64", built], { cwd: ROOT });
+    if (build.exitCode !== 0) throw new Error(`build-binary.sh failed: ${build.stderr.toString().slice(-2000)}`);
+  }
   mkdirSync(dir, { recursive: true });
   copyFileSync(built, join(dir, "clipyard"));
   return join(dir, "clipyard");
