@@ -55,7 +55,7 @@ async function checks(): Promise<Check[]> {
     out.push({
       name: "ffmpeg",
       status: "ok",
-      detail: `${e.kind} ${e.ffmpeg} (${e.version.split(" ").slice(0, 3).join(" ")}); encoder ${e.encoder}; hardware listed: ${e.listedHardware.join(", ") || "none"}, working: ${e.workingHardware.join(", ") || "none"}`,
+      detail: `${e.kind} ${e.ffmpeg} (${e.version.split(" ").slice(0, 3).join(" ")}); encoder ${e.encoder}${e.encoder === "libx264" ? ` (preset ${e.x264Preset})` : ""}; hardware listed: ${e.listedHardware.join(", ") || "none"}, working: ${e.workingHardware.join(", ") || "none"}`,
       data: { ...e },
     });
   } catch (err) {

@@ -13,6 +13,8 @@ export type H264Encoder = (typeof HARDWARE_ENCODERS)[number] | "libx264";
 
 export interface EngineInfo {
   kind: "native" | "wasm";
+  /** libx264's speed against size and quality (CLIPYARD_X264_PRESET); hardware encoders ignore it. */
+  x264Preset: X264Preset;
   /** Binary path for native; package@version for wasm. */
   ffmpeg: string;
   version: string;
@@ -24,13 +26,29 @@ export interface EngineInfo {
 
 const VAAPI_DEVICE = "/dev/dri/renderD128";
 
+/** libx264's presets, fastest first: each step slower gives a smaller file at the same CRF. */
+export const X264_PRESETS = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow"] as const;
+export type X264Preset = (typeof X264_PRESETS)[number];
+
 export interface EncodeQuality {
   /** Constant-quality level on the x264 CRF scale (lower is better). */
   crf: number;
-  preset: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium" | "slow";
+  preset: X264Preset;
 }
 
 export const DEFAULT_QUALITY: EncodeQuality = { crf: 21, preset: "veryfast" };
+
+/**
+ * The preset libx264 renders with: veryfast unless CLIPYARD_X264_PRESET names another. A slow machine
+ * that renders many clips can trade file size for time (ultrafast: about a fifth less CPU per render,
+ * larger files at the same CRF, docs/benchmarks/render.md); one with time to spare can ask for smaller
+ * files (medium, slow).
+ */
+export function chooseX264Preset(wanted: string | undefined): X264Preset {
+  if (!wanted) return DEFAULT_QUALITY.preset;
+  if (!(X264_PRESETS as readonly string[]).includes(wanted)) throw new Error(`CLIPYARD_X264_PRESET must be one of ${X264_PRESETS.join(", ")} (got '${wanted}')`);
+  return wanted as X264Preset;
+}
 
 /** Encoder arguments plus the filter suffix some hardware encoders need to receive frames. */
 export function videoEncoderArgs(encoder: H264Encoder, q: EncodeQuality = DEFAULT_QUALITY): { args: string[]; filterSuffix: string; inputArgs: string[] } {
@@ -101,7 +119,7 @@ async function detectWasm(): Promise<EngineInfo> {
   const res = await runWasm("ffmpeg", probeArgs("libx264"), { allowFailure: true });
   if (res.code !== 0) throw new Error(`the embedded WebAssembly ffmpeg failed its H.264 probe encode:\n${res.stderr.slice(-400)}`);
   const info: EngineInfo = {
-    kind: "wasm", ffmpeg: `${WASM_CORE_PACKAGE}@${coreVersion()}`, version: "ffmpeg.wasm core", encoder: "libx264",
+    kind: "wasm", x264Preset: chooseX264Preset(process.env.CLIPYARD_X264_PRESET), ffmpeg: `${WASM_CORE_PACKAGE}@${coreVersion()}`, version: "ffmpeg.wasm core", encoder: "libx264",
     listedHardware: [], workingHardware: [],
   };
   log.warn("no native ffmpeg: using the embedded WebAssembly engine (single-threaded, much slower)", { ...info });
@@ -125,7 +143,7 @@ async function detect(): Promise<EngineInfo> {
   if (encoder === "libx264" && !(await probeEncoder(native.ffmpeg, "libx264"))) {
     throw new Error(`ffmpeg at ${native.ffmpeg} cannot encode H.264 (no working hardware encoder and no libx264)`);
   }
-  const info: EngineInfo = { kind: "native", ffmpeg: native.ffmpeg, version, encoder, listedHardware, workingHardware };
+  const info: EngineInfo = { kind: "native", ffmpeg: native.ffmpeg, version, encoder, x264Preset: chooseX264Preset(process.env.CLIPYARD_X264_PRESET), listedHardware, workingHardware };
   log.info("ffmpeg engine detected", { ...info });
   return info;
 }

@@ -201,7 +201,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const { source, transcript, plan } = ctx.state as Required<LiveState>;
         const o = options(job);
         const engine = await detectEngine();
-        ctx.state.engine.ffmpeg = `${engine.kind} ${engine.version.replace(/^ffmpeg version (\S+).*$/, "$1")}, ${engine.encoder}`;
+        ctx.state.engine.ffmpeg = `${engine.kind} ${engine.version.replace(/^ffmpeg version (\S+).*$/, "$1")}, ${engine.encoder}${engine.encoder === "libx264" ? ` ${engine.x264Preset}` : ""}`;
         if (ctx.state.brand === undefined) ctx.state.brand = o.brand === false ? null : (opts.orgBrand?.(job) ?? null);
         const look = await lookOf(ctx.state.brand, config.dataDir, opts.store);
         if (source.hasVideo) {

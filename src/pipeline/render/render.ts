@@ -116,8 +116,8 @@ export async function renderClipFormats(
   if (!(duration > 0)) throw new Error(`clip end ${req.end} is not after start ${req.start}`);
   if (req.end > req.source.durationSeconds + 0.05) throw new Error(`clip end ${req.end} is past the source's end ${req.source.durationSeconds}`);
   if (!req.source.hasAudio) throw new Error(`source ${req.source.path} has no audio to render`);
-  const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
   const engine = await detectEngine();
+  const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, preset: engine.x264Preset, ...req.quality };
   const enc = videoEncoderArgs(engine.encoder, q);
   const work = await scratchDir("render");
   try {

@@ -190,11 +190,11 @@ async function segmentGains(req: TrailerRequest): Promise<number[]> {
  */
 export async function renderTrailer(req: TrailerRequest): Promise<{ path: string; durationSeconds: number; framing: PassageFraming[] }> {
   if (!req.source.hasAudio) throw new Error(`source ${req.source.path} has no audio to render`);
-  const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, ...req.quality };
+  const engine = await detectEngine();
+  const q: RenderQuality = { ...DEFAULT_RENDER_QUALITY, preset: engine.x264Preset, ...req.quality };
   const xf = req.crossfadeSeconds ?? DEFAULT_TRAILER.crossfadeSeconds;
   const work = await scratchDir("trailer");
   try {
-    const engine = await detectEngine();
     const enc = videoEncoderArgs(engine.encoder, q);
     const video = join(work, "video.mp4");
     let framing: PassageFraming[] = [];

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { chooseEncoder, videoEncoderArgs } from "../../../src/media/ffmpeg-engine.ts";
+import { chooseEncoder, chooseX264Preset, videoEncoderArgs } from "../../../src/media/ffmpeg-engine.ts";
 
 test("the first hardware encoder that passed its probe wins, else libx264", () => {
   expect(chooseEncoder(undefined, [])).toBe("libx264");
@@ -11,6 +11,16 @@ test("CLIPYARD_VIDEO_ENCODER forces libx264 beside a GPU, or a hardware encoder 
   expect(chooseEncoder("h264_vaapi", ["h264_nvenc", "h264_vaapi"])).toBe("h264_vaapi");
   expect(() => chooseEncoder("h264_nvenc", [])).toThrow("CLIPYARD_VIDEO_ENCODER is h264_nvenc, but it failed its probe encode here (working hardware encoders: none)");
   expect(() => chooseEncoder("x265", [])).toThrow("CLIPYARD_VIDEO_ENCODER must be auto, libx264 or one of");
+});
+
+test("CLIPYARD_X264_PRESET: veryfast unless named; a name libx264 does not have is refused; the preset reaches x264's arguments", () => {
+  expect(chooseX264Preset(undefined)).toBe("veryfast");
+  expect(chooseX264Preset("")).toBe("veryfast");
+  expect(chooseX264Preset("ultrafast")).toBe("ultrafast");
+  expect(chooseX264Preset("medium")).toBe("medium");
+  expect(() => chooseX264Preset("placebo-ish")).toThrow("CLIPYARD_X264_PRESET must be one of ultrafast, superfast, veryfast, faster, fast, medium, slow (got 'placebo-ish')");
+  const { args } = videoEncoderArgs("libx264", { crf: 21, preset: chooseX264Preset("ultrafast") });
+  expect(args.slice(args.indexOf("-preset"), args.indexOf("-preset") + 2)).toEqual(["-preset", "ultrafast"]);
 });
 
 test("NVENC is asked for quality at a size: constant-quality VBR with lookahead and spatial AQ, on the x264 CRF scale", () => {
