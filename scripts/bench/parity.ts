@@ -42,7 +42,7 @@ try {
   const sourceEnv = { ...process.env };
   delete sourceEnv.CLIPYARD_ASR_MODEL;
   delete sourceEnv.CLIPYARD_ASR_ENGINE;
-  const binaryEnv = { PATH: pathWithoutPython(work), HOME: work, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error" };
+  const binaryEnv = { PATH: pathWithoutPython(work), HOME: work, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error", CLIPYARD_X264_PRESET: process.env.CLIPYARD_X264_PRESET };
   const rows: Record<string, string | number>[] = [];
   const warnings: string[] = [];
   const load0 = loadavg()[0]!;

@@ -13,7 +13,7 @@
  * --rerender-only skips the run and re-renders from the checkpoint the last run left.
  * Usage: bun scripts/bench/trailer.ts [sample|pair ...] [--runs N] [--cache DIR] [--rerender | --rerender-only]
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, ROOT_DIR } from "../../src/config.ts";
@@ -101,6 +101,12 @@ async function runOnce(kind: string, cache: string) {
   return { rows, trailer: (result as { trailer?: unknown }).trailer, clips: (result as { rendered?: unknown[] }).rendered?.length ?? 0 };
 }
 
+/** The MiB of the MP4 files a run wrote (clips in both formats and the trailer). */
+function videoMiB(dir: string): string {
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".mp4")) : [];
+  return (files.reduce((sum, f) => sum + statSync(join(dir, f)).size, 0) / 2 ** 20).toFixed(1);
+}
+
 /** CPU and wall seconds of rendering the run's trailer again, with and without the checkpoint's framing. */
 async function rerender(kind: string, cache: string) {
   const dir = join(cache, kind);
@@ -126,7 +132,7 @@ if (import.meta.main) {
     for (let r = 0; r < (args.includes("--rerender-only") ? 0 : runs); r++) {
       const load = loadavg()[0]!.toFixed(1);
       const got = await runOnce(kind, cache);
-      console.log(`episode ${kind}, run ${r + 1}: ${cpus().length} cores (${cpus()[0]?.model}), load ${load} at start; ${got.clips} clip(s), trailer ${JSON.stringify(got.trailer)}`);
+      console.log(`episode ${kind}, run ${r + 1}: ${cpus().length} cores (${cpus()[0]?.model}), load ${load} at start; x264 preset ${process.env.CLIPYARD_X264_PRESET || "veryfast (default)"}; ${got.clips} clip(s), trailer ${JSON.stringify(got.trailer)}; video files ${videoMiB(join(cache, kind, "out"))} MiB`);
       console.log(table(got.rows));
     }
     if (args.includes("--rerender") || args.includes("--rerender-only")) console.log(table(await rerender(kind, cache)));

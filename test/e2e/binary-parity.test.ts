@@ -31,7 +31,8 @@ testShared("the executable without Python and the source with the speech runtime
   delete env.CLIPYARD_ASR_ENGINE;
   const fromBinary = await runProcess([binary], file, join(work, "out-binary"), {
     cwd: dir,
-    env: { PATH: pathWithoutPython(work), HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error" },
+    // The render settings the source run inherits (scripts/test.sh's x264 preset), so both encode alike.
+    env: { PATH: pathWithoutPython(work), HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error", CLIPYARD_X264_PRESET: process.env.CLIPYARD_X264_PRESET },
   });
   const fromSource = await runProcess(["bun", "run", join(ROOT, "src/main.ts")], file, join(work, "out-source"), { cwd: ROOT, env });
   expect({ code: fromBinary.code, stderr: fromBinary.stderr }).toMatchObject({ code: 0 });
