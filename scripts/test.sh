@@ -19,8 +19,8 @@ if [ $# -eq 0 ] && [ ! -d "$CONFORMANCE_DIR" ]; then
 fi
 
 # The tests render with libx264's fastest preset: they check what is rendered (frames, crops, captions,
-# cards, durations), not x264's compression, and ultrafast costs about a fifth less CPU per render on a
-# run whose time is mostly rendering (docs/benchmarks/tests.md). test/e2e/process-cli.test.ts renders
+# cards, durations), not x264's compression, and ultrafast costs a quarter to a third less CPU per render
+# on a run whose time is mostly rendering (docs/benchmarks/render.md, tests.md). test/e2e/process-cli.test.ts renders
 # with the default preset and checks that it is the one in the file.
 export CLIPYARD_X264_PRESET="${CLIPYARD_X264_PRESET:-ultrafast}"
 
