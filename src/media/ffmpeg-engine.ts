@@ -40,9 +40,9 @@ export const DEFAULT_QUALITY: EncodeQuality = { crf: 21, preset: "veryfast" };
 
 /**
  * The preset libx264 renders with: veryfast unless CLIPYARD_X264_PRESET names another. A slow machine
- * that renders many clips can trade file size for time (ultrafast: a quarter to a third less CPU
- * per render, files 2.5-3.5 times the size at the same CRF, docs/benchmarks/render.md); one with time to spare can ask for smaller
- * files (medium, slow).
+ * that renders many clips can trade file size for time (ultrafast: a quarter to a third less CPU per
+ * render, files 2.5-3.5 times the size at the same CRF, docs/benchmarks/render.md); one with time to
+ * spare can ask for smaller files (medium, slow).
  */
 export function chooseX264Preset(wanted: string | undefined): X264Preset {
   if (!wanted) return DEFAULT_QUALITY.preset;
