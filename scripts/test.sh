@@ -106,7 +106,8 @@ CLIPYARD_TEST_DATABASE_URL="$PG_URL" bun test --timeout 120000 test/api test/bil
 PG_PASS_PID=$!
 
 echo "== bun test (${PARALLEL} at a time)" >&2
-bun test --timeout 120000 --parallel="$PARALLEL" "${TIMINGS[@]}" || status=1
+# Kept in a log too, for the summary at the end.
+if ! bun test --timeout 120000 --parallel="$PARALLEL" "${TIMINGS[@]}" 2>&1 | tee "$LOGS/main.log" >&2; then status=1; fi
 
 wait "$PG_PASS_PID" || status=1
 echo "== bun test on PostgreSQL (API, domain, and the unit tests of ${#PG_UNIT[@]} storage-touching modules)" >&2
@@ -122,5 +123,14 @@ if [ "$conformance" = 1 ]; then
   cat "$LOGS/binary.log"
   echo "== the executable on PostgreSQL and SeaweedFS (S3): the conformance suite against it" >&2
   if [ "$pg_status" = 0 ]; then grep -a -v '^# {"t":' "$LOGS/postgres.log"; else cat "$LOGS/postgres.log"; status=1; fi
+fi
+# Last on stdout, where a CI log that keeps only its tail still shows it: each bun pass's counts and
+# the names of its failed tests, and the conformance runs' counts.
+echo "== summary"
+for pass in main pg-pass; do
+  grep -a -E '^\(fail\) |^ *[0-9]+ (pass|skip|fail)$|^Ran [0-9]+ tests' "$LOGS/$pass.log" | awk '!seen[$0]++' | sed "s/^/[$pass] /" || true
+done
+if [ "$conformance" = 1 ]; then
+  for run in source binary postgres; do { grep -a -E '^# (pass|fail) ' "$LOGS/$run.log" || true; } | tr '\n' ' ' | sed "s/^/[conformance $run] /"; echo; done
 fi
 exit "$status"
