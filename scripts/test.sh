@@ -19,9 +19,9 @@ if [ $# -eq 0 ] && [ ! -d "$CONFORMANCE_DIR" ]; then
 fi
 
 # The tests render with libx264's fastest preset: they check what is rendered (frames, crops, captions,
-# cards, durations), not x264's compression, and ultrafast costs a quarter to a third less CPU per render
-# on a run whose time is mostly rendering (docs/benchmarks/render.md, tests.md). test/e2e/process-cli.test.ts renders
-# with the default preset and checks that it is the one in the file.
+# cards, durations), not x264's compression, and ultrafast costs a quarter to a third less CPU per
+# render on a run whose time is mostly rendering (docs/benchmarks/render.md, tests.md).
+# test/e2e/process-cli.test.ts renders with the default preset and checks that it is the one in the file.
 export CLIPYARD_X264_PRESET="${CLIPYARD_X264_PRESET:-ultrafast}"
 
 # A throwaway PostgreSQL for the test matrix and the cluster tests (scripts/cluster/postgres.sh).

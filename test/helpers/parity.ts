@@ -16,8 +16,8 @@ export const DEFAULT_MODELS = ["whisper-base", "silero-vad", "human-face", "all-
 /**
  * The executable, built as scripts/build-binary.sh does, copied into `dir` (an empty folder). Under
  * `npm test`, which builds it from this checkout before the tests start (for the conformance runs) and
- * names it in CLIPYARD_TEST_BINARY, that build is copied: compiling it again costs each caller about
- * 10 s of CPU on a run that is short of it. Run alone, a file builds its own.
+ * names it in CLIPYARD_TEST_BINARY, that build is copied rather than the same code compiled again.
+ * Run alone, a file builds its own.
  */
 export function buildBinaryInto(work: string, dir: string): string {
   const prebuilt = process.env.CLIPYARD_TEST_BINARY;
