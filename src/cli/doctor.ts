@@ -3,7 +3,7 @@ import { diskSpace } from "../storage/disk-space.ts";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../config.ts";
 import { openDb, postgresOf } from "../db/client.ts";
-import { detectEngine } from "../media/ffmpeg-engine.ts";
+import { detectEngine, encoderLabel } from "../media/ffmpeg-engine.ts";
 import { ytdlpCommand, VENDORED_YTDLP } from "../media/youtube.ts";
 import { verifyFile } from "../models/checksum.ts";
 import { loadManifest } from "../models/manifest.ts";
@@ -55,7 +55,7 @@ async function checks(): Promise<Check[]> {
     out.push({
       name: "ffmpeg",
       status: "ok",
-      detail: `${e.kind} ${e.ffmpeg} (${e.version.split(" ").slice(0, 3).join(" ")}); encoder ${e.encoder}${e.encoder === "libx264" ? ` (preset ${e.x264Preset})` : ""}; hardware listed: ${e.listedHardware.join(", ") || "none"}, working: ${e.workingHardware.join(", ") || "none"}`,
+      detail: `${e.kind} ${e.ffmpeg} (${e.version.split(" ").slice(0, 3).join(" ")}); encoder ${encoderLabel(e)}; hardware listed: ${e.listedHardware.join(", ") || "none"}, working: ${e.workingHardware.join(", ") || "none"}`,
       data: { ...e },
     });
   } catch (err) {

@@ -50,6 +50,11 @@ export function chooseX264Preset(wanted: string | undefined): X264Preset {
   return wanted as X264Preset;
 }
 
+/** The encoder renders use, with libx264's preset (a hardware encoder has none): "libx264 veryfast", "h264_nvenc". */
+export function encoderLabel(e: Pick<EngineInfo, "encoder" | "x264Preset">): string {
+  return e.encoder === "libx264" ? `libx264 ${e.x264Preset}` : e.encoder;
+}
+
 /** Encoder arguments plus the filter suffix some hardware encoders need to receive frames. */
 export function videoEncoderArgs(encoder: H264Encoder, q: EncodeQuality = DEFAULT_QUALITY): { args: string[]; filterSuffix: string; inputArgs: string[] } {
   switch (encoder) {
@@ -112,14 +117,14 @@ export function detectEngine(): Promise<EngineInfo> {
 }
 
 /** No native binary: the embedded WebAssembly core, software x264 only (probe-encoded too). */
-async function detectWasm(): Promise<EngineInfo> {
+async function detectWasm(x264Preset: X264Preset): Promise<EngineInfo> {
   if (!wasmCoreAvailable()) {
     throw new Error(`no native ffmpeg (FFMPEG_PATH or PATH) and the embedded engine ${WASM_CORE_PACKAGE} is not installed`);
   }
   const res = await runWasm("ffmpeg", probeArgs("libx264"), { allowFailure: true });
   if (res.code !== 0) throw new Error(`the embedded WebAssembly ffmpeg failed its H.264 probe encode:\n${res.stderr.slice(-400)}`);
   const info: EngineInfo = {
-    kind: "wasm", x264Preset: chooseX264Preset(process.env.CLIPYARD_X264_PRESET), ffmpeg: `${WASM_CORE_PACKAGE}@${coreVersion()}`, version: "ffmpeg.wasm core", encoder: "libx264",
+    kind: "wasm", x264Preset, ffmpeg: `${WASM_CORE_PACKAGE}@${coreVersion()}`, version: "ffmpeg.wasm core", encoder: "libx264",
     listedHardware: [], workingHardware: [],
   };
   log.warn("no native ffmpeg: using the embedded WebAssembly engine (single-threaded, much slower)", { ...info });
@@ -132,8 +137,10 @@ export function resetEngineDetection(): void {
 }
 
 async function detect(): Promise<EngineInfo> {
+  // Read first: a preset libx264 does not have is refused before any probe encode runs.
+  const x264Preset = chooseX264Preset(process.env.CLIPYARD_X264_PRESET);
   const native = findNativeFfmpeg();
-  if (!native) return detectWasm();
+  if (!native) return detectWasm(x264Preset);
   const version = (await runTool(native.ffmpeg, ["-hide_banner", "-version"])).stdout.split("\n")[0] ?? "";
   const encoders = (await runTool(native.ffmpeg, ["-hide_banner", "-encoders"])).stdout;
   const listedHardware = HARDWARE_ENCODERS.filter((e) => new RegExp(`\\s${e}\\s`).test(encoders));
@@ -143,7 +150,7 @@ async function detect(): Promise<EngineInfo> {
   if (encoder === "libx264" && !(await probeEncoder(native.ffmpeg, "libx264"))) {
     throw new Error(`ffmpeg at ${native.ffmpeg} cannot encode H.264 (no working hardware encoder and no libx264)`);
   }
-  const info: EngineInfo = { kind: "native", ffmpeg: native.ffmpeg, version, encoder, x264Preset: chooseX264Preset(process.env.CLIPYARD_X264_PRESET), listedHardware, workingHardware };
+  const info: EngineInfo = { kind: "native", ffmpeg: native.ffmpeg, version, encoder, x264Preset, listedHardware, workingHardware };
   log.info("ffmpeg engine detected", { ...info });
   return info;
 }

@@ -6,7 +6,7 @@ import { jobOutputDir, type StoredOutput } from "./output.ts";
 import { log } from "../log.ts";
 import { DecodedTooLongError, decodeToSpeechWav } from "../media/decode-audio.ts";
 import { decodedTooLongMessage } from "./decoded-length.ts";
-import { detectEngine } from "../media/ffmpeg-engine.ts";
+import { detectEngine, encoderLabel } from "../media/ffmpeg-engine.ts";
 import { tryLoadEmbedder, type Embedder } from "../inference/embedder.ts";
 import { SpeechRuntimeMissingError } from "../inference/speech-runtime/runtime.ts";
 import { ModelCorruptedError, ModelNotAvailableError, resolveModel } from "../models/store.ts";
@@ -201,7 +201,7 @@ export function livePipeline(config: Config, opts: LivePipelineOptions = {}): Li
         const { source, transcript, plan } = ctx.state as Required<LiveState>;
         const o = options(job);
         const engine = await detectEngine();
-        ctx.state.engine.ffmpeg = `${engine.kind} ${engine.version.replace(/^ffmpeg version (\S+).*$/, "$1")}, ${engine.encoder}${engine.encoder === "libx264" ? ` ${engine.x264Preset}` : ""}`;
+        ctx.state.engine.ffmpeg = `${engine.kind} ${engine.version.replace(/^ffmpeg version (\S+).*$/, "$1")}, ${encoderLabel(engine)}`;
         if (ctx.state.brand === undefined) ctx.state.brand = o.brand === false ? null : (opts.orgBrand?.(job) ?? null);
         const look = await lookOf(ctx.state.brand, config.dataDir, opts.store);
         if (source.hasVideo) {

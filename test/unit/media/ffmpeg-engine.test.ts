@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { chooseEncoder, chooseX264Preset, videoEncoderArgs } from "../../../src/media/ffmpeg-engine.ts";
+import { chooseEncoder, chooseX264Preset, detectEngine, encoderLabel, resetEngineDetection, videoEncoderArgs } from "../../../src/media/ffmpeg-engine.ts";
 
 test("the first hardware encoder that passed its probe wins, else libx264", () => {
   expect(chooseEncoder(undefined, [])).toBe("libx264");
@@ -21,6 +21,24 @@ test("CLIPYARD_X264_PRESET: veryfast unless named; a name libx264 does not have 
   expect(() => chooseX264Preset("placebo-ish")).toThrow("CLIPYARD_X264_PRESET must be one of ultrafast, superfast, veryfast, faster, fast, medium, slow (got 'placebo-ish')");
   const { args } = videoEncoderArgs("libx264", { crf: 21, preset: chooseX264Preset("ultrafast") });
   expect(args.slice(args.indexOf("-preset"), args.indexOf("-preset") + 2)).toEqual(["-preset", "ultrafast"]);
+});
+
+test("the encoder's label carries libx264's preset and only libx264's", () => {
+  expect(encoderLabel({ encoder: "libx264", x264Preset: "veryfast" })).toBe("libx264 veryfast");
+  expect(encoderLabel({ encoder: "h264_nvenc", x264Preset: "ultrafast" })).toBe("h264_nvenc");
+});
+
+test("engine detection refuses a CLIPYARD_X264_PRESET libx264 does not have", async () => {
+  const before = process.env.CLIPYARD_X264_PRESET;
+  process.env.CLIPYARD_X264_PRESET = "lightning";
+  resetEngineDetection();
+  try {
+    await expect(detectEngine()).rejects.toThrow("CLIPYARD_X264_PRESET must be one of ultrafast, superfast, veryfast, faster, fast, medium, slow (got 'lightning')");
+  } finally {
+    if (before === undefined) delete process.env.CLIPYARD_X264_PRESET;
+    else process.env.CLIPYARD_X264_PRESET = before;
+    resetEngineDetection();
+  }
 });
 
 test("NVENC is asked for quality at a size: constant-quality VBR with lookahead and spatial AQ, on the x264 CRF scale", () => {
