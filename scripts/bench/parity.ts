@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SHARED_MEDIA } from "../../test/helpers/paths.ts";
-import { buildBinaryInto, enginesBesidesRecogniser, linkModels, pathWithoutPython, ROOT, runProcess, summariseRun, warningsBesidesEngine, type ProcessRun } from "../../test/helpers/parity.ts";
+import { binaryEnv, buildBinaryInto, enginesBesidesRecogniser, linkModels, ROOT, runProcess, summariseRun, warningsBesidesEngine, type ProcessRun } from "../../test/helpers/parity.ts";
 import { sameSpelling, wordErrorRate } from "./asr-scoring.ts";
 import { table } from "./load.ts";
 
@@ -42,7 +42,7 @@ try {
   const sourceEnv = { ...process.env };
   delete sourceEnv.CLIPYARD_ASR_MODEL;
   delete sourceEnv.CLIPYARD_ASR_ENGINE;
-  const binaryEnv = { PATH: pathWithoutPython(work), HOME: work, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error", CLIPYARD_X264_PRESET: process.env.CLIPYARD_X264_PRESET };
+  const executableEnv = binaryEnv(work, work, models);
   const rows: Record<string, string | number>[] = [];
   const warnings: string[] = [];
   const load0 = loadavg()[0]!;
@@ -51,7 +51,7 @@ try {
     const name = f.replace(/\.\w+$/, "");
     const ref = join(SHARED_MEDIA, `${name}.ref.txt`);
     const runs: Array<[string, ProcessRun]> = [
-      ["binary, no Python", await runProcess([binary], file, join(work, `${name}-binary`), { cwd: work, env: binaryEnv })],
+      ["binary, no Python", await runProcess([binary], file, join(work, `${name}-binary`), { cwd: work, env: executableEnv })],
       [
         "source + runtime",
         sourceFrom && existsSync(join(sourceFrom, `${name}-source`, "job.json"))

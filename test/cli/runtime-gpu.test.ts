@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { GPU_REQUIREMENTS_SHA256, isUpToDate } from "../../src/inference/speech-runtime/install.ts";
+import { GPU_REQUIREMENTS_SHA256, installedGpuRequirementsSha256, isUpToDate } from "../../src/inference/speech-runtime/install.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
 import { testShared } from "../helpers/shared.ts";
 
@@ -36,7 +36,7 @@ beforeAll(() => {
   // test/cli/runtime.test.ts): this file is about what --gpu adds on top, and a second base install
   // cost the suite about 15 s of a worker. Without a current one, --gpu installs both.
   const checkout = loadConfig().speechDir;
-  if (isUpToDate(checkout) && !existsSync(join(checkout, ".gpu-requirements.sha256"))) cpSync(checkout, dir, { recursive: true, verbatimSymlinks: true });
+  if (isUpToDate(checkout) && installedGpuRequirementsSha256(checkout) === null) cpSync(checkout, dir, { recursive: true, verbatimSymlinks: true });
   const r = clipyard(["runtime", "install", "--gpu"]);
   if (r.code !== 0) throw new Error(`runtime install --gpu failed:\n${r.err}`);
   expect(r.err).toContain("[runtime] verifying: the speech worker loads libcublas.so.12 and libcudnn.so.9");

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAllShared, sharedFile, testShared } from "../helpers/shared.ts";
-import { buildBinaryInto, enginesBesidesRecogniser, linkModels, pathWithoutPython, ROOT, runProcess, warningsBesidesEngine } from "../helpers/parity.ts";
+import { binaryEnv, buildBinaryInto, enginesBesidesRecogniser, linkModels, ROOT, runProcess, warningsBesidesEngine } from "../helpers/parity.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-parity-"));
 const dir = join(work, "empty");
@@ -31,8 +31,7 @@ testShared("the executable without Python and the source with the speech runtime
   delete env.CLIPYARD_ASR_ENGINE;
   const fromBinary = await runProcess([binary], file, join(work, "out-binary"), {
     cwd: dir,
-    // The render settings the source run inherits (scripts/test.sh's x264 preset), so both encode alike.
-    env: { PATH: pathWithoutPython(work), HOME: dir, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error", CLIPYARD_X264_PRESET: process.env.CLIPYARD_X264_PRESET },
+    env: binaryEnv(work, dir, models),
   });
   const fromSource = await runProcess(["bun", "run", join(ROOT, "src/main.ts")], file, join(work, "out-source"), { cwd: ROOT, env });
   expect({ code: fromBinary.code, stderr: fromBinary.stderr }).toMatchObject({ code: 0 });

@@ -9,27 +9,18 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { cpuCannotRun, findBuiltAddon } from "../../src/inference/whisper-cpp-built.ts";
 import { modelDir } from "../../src/models/store.ts";
 import { startMediaServer } from "../helpers/media-server.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
-import { buildBinaryInto } from "../helpers/parity.ts";
+import { buildBinaryInto, pathWithoutPython } from "../helpers/parity.ts";
 import { testShared } from "../helpers/shared.ts";
 
 const work = mkdtempSync(join(tmpdir(), "clipyard-no-python-"));
 const dir = join(work, "empty");
 const models = join(work, "models");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** Folders of PATH that hold no python or python3, plus one with only ffmpeg and ffprobe. */
-function pathWithoutPython(): string {
-  const tools = join(work, "tools");
-  mkdirSync(tools);
-  for (const t of ["ffmpeg", "ffprobe"]) symlinkSync(Bun.which(t)!, join(tools, t));
-  const rest = (process.env.PATH ?? "").split(delimiter).filter((d) => d && !["python", "python3"].some((p) => existsSync(join(d, p))));
-  return [tools, ...rest].join(delimiter);
-}
 
 /** Whether build-binary.sh embeds the source-built whisper.cpp addon and this CPU runs it: then the executable's words carry probabilities. */
 const builtAddon = findBuiltAddon();
@@ -41,7 +32,7 @@ beforeAll(() => {
   // The verified models, linked: the derived ggml file is made in this folder, not in the checkout's.
   mkdirSync(models);
   for (const m of ["whisper-tiny.en", "silero-vad", "human-face", "all-minilm-l6-v2", "campplus-zh-en", "pyannote-segmentation-3.0"]) symlinkSync(modelDir(m), join(models, m), "dir");
-  PATH = pathWithoutPython();
+  PATH = pathWithoutPython(work);
 }, 120_000);
 
 // The English tiny model, linked above (the default, whisper-base, would need its own ggml conversion here).

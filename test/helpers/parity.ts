@@ -52,6 +52,14 @@ export function pathWithoutPython(work: string): string {
   return [tools, ...rest].join(delimiter);
 }
 
+/**
+ * The executable's environment in a parity run: no Python on PATH, the linked models, and the render
+ * settings the source run inherits (scripts/test.sh's x264 preset), so both encode alike.
+ */
+export function binaryEnv(work: string, home: string, models: string): Record<string, string | undefined> {
+  return { PATH: pathWithoutPython(work), HOME: home, CLIPYARD_MODELS_DIR: models, CLIPYARD_LOG_LEVEL: "error", CLIPYARD_X264_PRESET: process.env.CLIPYARD_X264_PRESET };
+}
+
 export interface ProcessRun {
   code: number;
   stderr: string;
