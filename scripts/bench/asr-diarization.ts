@@ -21,6 +21,17 @@ export interface ScoredFile {
   engine: string;
   /** Speaker changes between words, and how many of them fall on a sentence end (absent without words). */
   turns?: { changes: number; atSentenceEnd: number };
+  /**
+   * Speakers who own words: the count a producer sees (transcript, captions, notes, cards), where
+   * `der.hypSpeakers` counts every speaker in the diarizer's activity (absent without words).
+   */
+  shownSpeakers?: number;
+  /**
+   * DER of the transcript's segments as the API and transcript.json give them (one speaker at a time,
+   * from the first word to the last): what a reader of the output can score, where `der` scores the
+   * diarizer's overlap-aware activity, which stays inside the appliance.
+   */
+  transcriptDer?: number;
 }
 
 /** Turn ends on a sentence end, pooled over the files that have words: "83.3% of 12". */
@@ -35,23 +46,38 @@ function turnEnds(files: ScoredFile[]): string {
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 /** Mean DER (per file, unweighted) and speaker-count errors over the named files that were scored. */
-export function groupFigures(files: ScoredFile[], names: string[]): { n: number; meanDer: number; meanAbsCountError: number; exactCount: number } {
+export function groupFigures(files: ScoredFile[], names: string[]): { n: number; meanDer: number; meanAbsCountError: number; exactCount: number; shown?: { n: number; exactCount: number; meanAbsCountError: number; meanTranscriptDer?: number } } {
   const fs = files.filter((f) => names.includes(f.name));
   const n = fs.length;
   if (!n) return { n, meanDer: NaN, meanAbsCountError: NaN, exactCount: 0 };
+  const withWords = fs.filter((f) => f.shownSpeakers !== undefined);
+  const shownError = (f: ScoredFile) => f.shownSpeakers! - f.der.refSpeakers;
   return {
     n,
     meanDer: fs.reduce((s, f) => s + f.der.der, 0) / n,
     meanAbsCountError: fs.reduce((s, f) => s + Math.abs(f.der.hypSpeakers - f.der.refSpeakers), 0) / n,
     exactCount: fs.filter((f) => f.der.hypSpeakers === f.der.refSpeakers).length,
+    ...(withWords.length
+      ? {
+          shown: {
+            n: withWords.length,
+            exactCount: withWords.filter((f) => shownError(f) === 0).length,
+            meanAbsCountError: withWords.reduce((s, f) => s + Math.abs(shownError(f)), 0) / withWords.length,
+            // Over the same files as meanDer: a file without words has every reference second missed.
+            ...(fs.every((f) => f.transcriptDer !== undefined) ? { meanTranscriptDer: fs.reduce((s, f) => s + f.transcriptDer!, 0) / n } : {}),
+          },
+        }
+      : {}),
   };
 }
 
 export function diarizationSummary(files: ScoredFile[]): string {
-  const rows = [["file", "DER", "missed", "false alarm", "confusion", "speakers hyp/ref", "count error", "turn ends on sentence end"]];
+  const rows = [["file", "DER", "missed", "false alarm", "confusion", "speakers hyp/ref", "count error", "in transcript/ref", "transcript DER", "turn ends on sentence end"]];
   for (const f of files) {
     const d = f.der;
-    rows.push([f.name, pct(d.der), pct(d.missed / d.refSpeech), pct(d.falseAlarm / d.refSpeech), pct(d.confusion / d.refSpeech), `${d.hypSpeakers}/${d.refSpeakers}`, String(d.hypSpeakers - d.refSpeakers), turnEnds([f])]);
+    const shown = f.shownSpeakers === undefined ? "-" : `${f.shownSpeakers}/${d.refSpeakers}`;
+    const tDer = f.transcriptDer === undefined ? "-" : pct(f.transcriptDer);
+    rows.push([f.name, pct(d.der), pct(d.missed / d.refSpeech), pct(d.falseAlarm / d.refSpeech), pct(d.confusion / d.refSpeech), `${d.hypSpeakers}/${d.refSpeakers}`, String(d.hypSpeakers - d.refSpeakers), shown, tDer, turnEnds([f])]);
   }
   const groups: Array<[string, string[]]> = [
     [`mean, AMI openings (${AMI_OPENINGS.length})`, AMI_OPENINGS],
@@ -61,7 +87,9 @@ export function diarizationSummary(files: ScoredFile[]): string {
   ];
   for (const [label, names] of groups) {
     const g = groupFigures(files, names);
-    if (g.n) rows.push([label, pct(g.meanDer), "", "", "", `${g.exactCount}/${g.n} exact`, `mean |err| ${g.meanAbsCountError.toFixed(2)}`, turnEnds(files.filter((f) => names.includes(f.name)))]);
+    const shown = g.shown ? `${g.shown.exactCount}/${g.shown.n} exact, |err| ${g.shown.meanAbsCountError.toFixed(2)}` : "-";
+    const tDer = g.shown?.meanTranscriptDer === undefined ? "-" : pct(g.shown.meanTranscriptDer);
+    if (g.n) rows.push([label, pct(g.meanDer), "", "", "", `${g.exactCount}/${g.n} exact`, `mean |err| ${g.meanAbsCountError.toFixed(2)}`, shown, tDer, turnEnds(files.filter((f) => names.includes(f.name)))]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;

@@ -110,6 +110,10 @@ interface Row {
   splitSentences: number;
   spkAligned?: number;
   spkWrong?: number;
+  /** Speakers who own words (what the transcript shows). */
+  shownSpeakers: number;
+  /** DER of the transcript's segments (what the API gives). */
+  transcriptDer?: number;
 }
 const rows: Row[] = [];
 const duration = (p: string) => Number(new TextDecoder().decode(Bun.spawnSync(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", p]).stdout));
@@ -143,7 +147,7 @@ for (const model of models) {
         },
       });
       const wall = (performance.now() - t0) / 1000;
-      const row: Row = { model, aligned, set: it.set, name: it.name, audio: duration(it.path), words: t.words.length, errors: 0, refWords: 0, wall, cpu: cpu / cores, jobCpu, ...turnSentenceStats(t.words) };
+      const row: Row = { model, aligned, set: it.set, name: it.name, audio: duration(it.path), words: t.words.length, errors: 0, refWords: 0, wall, cpu: cpu / cores, jobCpu, ...turnSentenceStats(t.words), shownSpeakers: new Set(t.words.map((w) => w.speaker)).size };
       if (it.ref) {
         const w = wordErrorRate(it.ref, t.words.map((x) => x.word).join(" "));
         row.errors = w.substitutions + w.deletions + w.insertions;
@@ -159,6 +163,7 @@ for (const model of models) {
         // Overlap-aware where the diarizer gives it: two people at once count as two speakers.
         const d = diarizationErrorRate(ref, t.speakerActivity ?? t.speakerTurns ?? turnsFromWords(t.words), it.uem ? parseUem(readFileSync(it.uem, "utf8")) : undefined);
         row.der = d;
+        row.transcriptDer = diarizationErrorRate(ref, t.segments, it.uem ? parseUem(readFileSync(it.uem, "utf8")) : undefined).der;
         row.engine = t.engine;
         row.speakers = `${d.hypSpeakers}/${d.refSpeakers}`;
       }
@@ -207,7 +212,7 @@ console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
 for (const r of table.slice(1)) console.log(line(r));
 for (const model of models) {
   for (const aligned of turnModes) {
-    const scored = rows.filter((r) => r.model === model && r.aligned === aligned && r.der).map((r) => ({ name: r.name, der: r.der!, engine: r.engine ?? "", turns: { changes: r.changes, atSentenceEnd: r.changesAtSentenceEnd } }));
+    const scored = rows.filter((r) => r.model === model && r.aligned === aligned && r.der).map((r) => ({ name: r.name, der: r.der!, engine: r.engine ?? "", turns: { changes: r.changes, atSentenceEnd: r.changesAtSentenceEnd }, shownSpeakers: r.words ? r.shownSpeakers : undefined, transcriptDer: r.transcriptDer }));
     if (scored.length) console.log(`\ndiarization — ${model}, turns ${aligned ? "aligned" : "raw"}, diarizer ${diarizer}\n${diarizationSummary(scored)}`);
   }
 }

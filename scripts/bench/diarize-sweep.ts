@@ -29,6 +29,7 @@ import { mergeRegions, speechRegions, type Region } from "../../src/pipeline/tra
 import { diarizationErrorRate, parseRttm, parseUem, turnSentenceStats } from "./asr-scoring.ts";
 import { diarizationSummary, type ScoredFile } from "./asr-diarization.ts";
 import { realignTurns } from "../../src/pipeline/transcribe/turns-realign.ts";
+import { segmentsFromWords } from "../../src/pipeline/transcribe/segments.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 
 const SHARED = process.env.CLIPYARD_SHARED_MEDIA ?? join(import.meta.dir, "../../../shared/media");
@@ -103,12 +104,19 @@ for (const name of FILES) {
   const words = cachedWords(name);
   const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, opts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech });
   let turns: ScoredFile["turns"];
-  if (words.length) {
-    const t = turnSentenceStats(realignTurns(words.map((w, i) => ({ ...w, speaker: r.speakers[i]! }))));
-    turns = { changes: t.changes, atSentenceEnd: t.changesAtSentenceEnd };
-  }
+  let shownSpeakers: number | undefined;
+  let transcriptDer: number | undefined;
   const uem = join(SHARED, `${name}.uem`);
-  const der = diarizationErrorRate(parseRttm(readFileSync(join(SHARED, `${name}.rttm`), "utf8")), r.activity, existsSync(uem) ? parseUem(readFileSync(uem, "utf8")) : undefined);
-  scored.push({ name, der, engine: `cached features, ${JSON.stringify(opts)}`, turns });
+  const scoredRegions = existsSync(uem) ? parseUem(readFileSync(uem, "utf8")) : undefined;
+  const reference = parseRttm(readFileSync(join(SHARED, `${name}.rttm`), "utf8"));
+  if (words.length) {
+    const realigned = realignTurns(words.map((w, i) => ({ ...w, speaker: r.speakers[i]! })));
+    const t = turnSentenceStats(realigned);
+    turns = { changes: t.changes, atSentenceEnd: t.changesAtSentenceEnd };
+    shownSpeakers = new Set(realigned.map((w) => w.speaker)).size;
+    transcriptDer = diarizationErrorRate(reference, segmentsFromWords(realigned), scoredRegions).der;
+  }
+  const der = diarizationErrorRate(reference, r.activity, scoredRegions);
+  scored.push({ name, der, engine: `cached features, ${JSON.stringify(opts)}`, turns, shownSpeakers, transcriptDer });
 }
 console.log(diarizationSummary(scored));
