@@ -31,7 +31,7 @@ import type { PassageFraming } from "./render/trailer-framing.ts";
 import { transcribeFile, TranscriptionError } from "./transcribe/transcribe.ts";
 import type { SpeakersOption } from "./transcribe/cast.ts";
 import { correctNearMisses } from "./transcribe/near-miss.ts";
-import { segmentsFromWords } from "./transcribe/segments.ts";
+import { transcriptSegments } from "./transcribe/segments.ts";
 import { mergeVocabulary } from "./transcribe/vocabulary.ts";
 import { notesText } from "./language/notes-text.ts";
 import type { ClipPlan, MediaInfo, Transcript } from "./types.ts";
@@ -322,7 +322,7 @@ export function publishedWords(words: Transcript["words"]) {
 export function withVocabulary(t: Transcript, vocabulary: string[]): Transcript {
   const { words, corrections } = correctNearMisses(t.words, vocabulary);
   if (!corrections.length) return t;
-  return { ...t, words, segments: segmentsFromWords(words) };
+  return { ...t, words, segments: transcriptSegments(words, t.speakerActivity ?? t.speakerTurns) };
 }
 
 export const notesTitle = (notes: string): string | undefined => /^# (.+)$/m.exec(notes)?.[1]?.trim();

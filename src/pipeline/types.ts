@@ -31,9 +31,15 @@ export interface Transcript {
   speakerNames?: Record<string, string>;
   /** Why each name in speakerNames was given (the API's `speaker_names`). */
   speakerNameEvidence?: Array<{ speaker: string; name: string; evidence: string[] }>;
-  /** Who spoke when over all detected speech (words plus the pauses and unrecognised speech around them). */
+  /**
+   * Who spoke when over all detected speech (words plus the pauses and unrecognised speech around them),
+   * for the speakers of the words only: cards and the crop read it.
+   */
   speakerTurns?: Array<{ speaker: string; start: number; end: number }>;
-  /** speakerTurns, overlap-aware: where two people talk at once both are listed, so entries may overlap in time. */
+  /**
+   * The diarizer's own view, overlap-aware: where two people talk at once both are listed, so entries may
+   * overlap in time, and a voice that owns no words is kept (the speech bench scores the diarizer on it).
+   */
   speakerActivity?: Array<{ speaker: string; start: number; end: number }>;
   /** Which engine/model produced it, e.g. "whisper.cpp ggml-base.en". */
   engine?: string;

@@ -15,7 +15,7 @@ import { chooseAsrEngine } from "../transcribe/asr-engine.ts";
 import { recogniseInProcess } from "../transcribe/recognise-in-process.ts";
 import { isSpokenWord } from "./sentence-edges.ts";
 import { splitSentences } from "./sentences.ts";
-import { segmentsFromWords } from "../transcribe/segments.ts";
+import { transcriptSegments } from "../transcribe/segments.ts";
 import type { Transcript, Word } from "../types.ts";
 import type { Region } from "../transcribe/vad.ts";
 
@@ -136,7 +136,7 @@ export async function redecodeWindows(t: Transcript, wav: string, windows: Regio
     } else kept.push([a, b]);
   }
   if (replaced.length === 0) return { transcript: t, replaced, kept, model, engine };
-  return { transcript: { ...t, words, segments: segmentsFromWords(words) }, replaced, kept, model, engine };
+  return { transcript: { ...t, words, segments: transcriptSegments(words, t.speakerActivity ?? t.speakerTurns) }, replaced, kept, model, engine };
 }
 
 export interface StrengthenResult {

@@ -33,6 +33,64 @@ export function segmentsFromWords(words: Word[], opts: SegmentOptions = DEFAULT_
   return out;
 }
 
+/**
+ * How far a segment's edge moves out into its speaker's voice (seconds). The recogniser times a word
+ * from its onset to where it stops hearing it, a few hundred milliseconds inside the voice at either
+ * end of a turn (a fading last syllable, a breath before the first), so a transcript cut at its words
+ * leaves a gap in every turn. Chosen on the tuning split (docs/benchmarks/speakers.md): 0.5-2 s gave
+ * the same within half a point, and 1 s is where the gain levels off.
+ */
+export const VOICE_EDGE_SECONDS = 1;
+
+/**
+ * Segments widened to the voice they hold: each segment's end moves on through its own speaker's
+ * diarized voice, and its start back, by at most `maxSeconds` and never into the segment beside it.
+ * The words and their times stay as they are; only the segment's span changes, so "who spoke when"
+ * in the transcript covers the voice and not only the words' timestamps.
+ */
+export function segmentsOnTheVoice(segments: Segment[], voice: ReadonlyArray<{ speaker: string; start: number; end: number }> | undefined, maxSeconds = VOICE_EDGE_SECONDS): Segment[] {
+  if (!voice?.length || !segments.length) return segments;
+  const bySpeaker = new Map<string, Array<{ start: number; end: number }>>();
+  for (const t of voice) bySpeaker.set(t.speaker, [...(bySpeaker.get(t.speaker) ?? []), t]);
+  for (const turns of bySpeaker.values()) turns.sort((a, b) => a.start - b.start);
+  // The voice stretch of `speaker` that holds instant x (a word's edge may sit a frame outside it).
+  const SLACK = 0.02;
+  const around = (speaker: string, x: number) => {
+    const turns = bySpeaker.get(speaker);
+    if (!turns) return undefined;
+    let lo = 0;
+    let hi = turns.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (turns[mid]!.end < x - SLACK) lo = mid + 1;
+      else hi = mid;
+    }
+    let best: { start: number; end: number } | undefined;
+    for (let k = lo; k < turns.length && turns[k]!.start <= x + SLACK; k++) if (!best || turns[k]!.end > best.end) best = turns[k];
+    return best;
+  };
+  const out = segments.map((s) => ({ ...s }));
+  // Ends first, each stopping at the next segment's start; then starts, each stopping at the end before it.
+  for (let i = 0; i < out.length; i++) {
+    const s = out[i]!;
+    const next = i + 1 < out.length ? out[i + 1]!.start : Infinity;
+    const v = around(s.speaker, s.end);
+    if (v && v.end > s.end) s.end = Math.max(s.end, Math.min(v.end, s.end + maxSeconds, next));
+  }
+  for (let i = 0; i < out.length; i++) {
+    const s = out[i]!;
+    const prev = i > 0 ? out[i - 1]!.end : 0;
+    const v = around(s.speaker, s.start);
+    if (v && v.start < s.start) s.start = Math.min(s.start, Math.max(v.start, s.start - maxSeconds, prev));
+  }
+  return out;
+}
+
+/** The transcript's segments: from its words, widened to its speakers' voice where the diarizer heard it. */
+export function transcriptSegments(words: Word[], voice?: ReadonlyArray<{ speaker: string; start: number; end: number }>): Segment[] {
+  return segmentsOnTheVoice(segmentsFromWords(words), voice);
+}
+
 /** Plain transcript text as the CLI prints it: one line per segment with time and speaker. */
 export function formatTranscript(segments: Segment[], speakerNames: Record<string, string> = {}): string {
   const ts = (s: number) => {

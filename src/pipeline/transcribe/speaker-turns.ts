@@ -31,6 +31,19 @@ export class TurnBuilder {
 }
 
 /**
+ * The turns of the speakers who own words. A voice the recogniser wrote nothing for (a laugh, music
+ * the segmentation model took for a voice, a sliver split off someone's voice) is no one the
+ * transcript, captions or notes name: kept in the turns, it would be a "Speaker 4" on an audiogram
+ * card and a speaker for the crop to look for that no line of the transcript has. Its time is left
+ * unlabelled, as regions without words are. Without any words the turns stay as the diarizer heard them.
+ */
+export function turnsOfSpeakersWithWords<T extends { speaker: string }>(turns: T[] | undefined, words: ReadonlyArray<{ speaker: string }>): T[] | undefined {
+  if (!turns || !words.length) return turns;
+  const owners = new Set(words.map((w) => w.speaker));
+  return turns.every((t) => owners.has(t.speaker)) ? turns : turns.filter((t) => owners.has(t.speaker));
+}
+
+/**
  * Who spoke when, over all detected speech rather than only the recognised words: each speech region is
  * split between the speakers of the words inside it, at the middle of the pause where the speaker
  * changes. Regions without words (laughter, crosstalk the recogniser skipped) stay unlabelled.

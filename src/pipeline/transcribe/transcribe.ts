@@ -8,11 +8,11 @@ import { findModel } from "../../models/manifest.ts";
 import { resolveModel } from "../../models/store.ts";
 import { log } from "../../log.ts";
 import { scratchDirSync } from "../../scratch.ts";
-import { speakerTimeline, type SpeakerTurn } from "./speaker-turns.ts";
+import { speakerTimeline, turnsOfSpeakersWithWords, type SpeakerTurn } from "./speaker-turns.ts";
 import { labelsFromEvidence, speakerEvidence, type SpeakerEvidence, type SpeakerPart } from "./diarize.ts";
 import { castOf, type SpeakersOption } from "./cast.ts";
 import { nameSpeakers } from "./speaker-names.ts";
-import { segmentsFromWords } from "./segments.ts";
+import { transcriptSegments } from "./segments.ts";
 import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "../types.ts";
 import { decodedLengthLimit } from "../decoded-length.ts";
@@ -239,7 +239,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const numbered = numberedByFirstAppearance(cast ? keepingEverySpeaker(labelled, aligned) : aligned, diarized?.turns, diarized?.activity);
     const words = numbered.words;
     const [diarizedTurns, diarizedActivity] = numbered.timelines;
-    const segments = segmentsFromWords(words);
+    const segments = transcriptSegments(words, diarizedActivity ?? diarizedTurns);
     const naming = nameSpeakers(segments, { cast: cast?.names });
     opts.onStats?.("align", { wallSeconds: lap() });
     progress(1);
@@ -250,7 +250,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       words,
       speakerNames: Object.keys(naming.names).length ? naming.names : undefined,
       speakerNameEvidence: naming.evidence.length ? naming.evidence : undefined,
-      speakerTurns: diarizedTurns ?? speakerTimeline(regions, words),
+      speakerTurns: turnsOfSpeakersWithWords(diarizedTurns, words) ?? speakerTimeline(regions, words),
       speakerActivity: diarizedActivity,
       engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}${diarized ? ` + ${diarized.engine}` : ""}`,
       ...withWarnings([...(diarized?.warning ? [diarized.warning] : []), ...promptWarnings, ...doubtfulStretches(words)]),

@@ -1,5 +1,5 @@
-import { expect, test } from "bun:test";
-import { formatTranscript, segmentsFromWords } from "../../../../src/pipeline/transcribe/segments.ts";
+import { describe, expect, test } from "bun:test";
+import { formatTranscript, segmentsFromWords, segmentsOnTheVoice, transcriptSegments } from "../../../../src/pipeline/transcribe/segments.ts";
 
 test("segments split on speaker change and long pauses", () => {
   const w = (word: string, start: number, speaker: string) => ({ word, start, end: start + 0.3, speaker });
@@ -16,4 +16,51 @@ test("segment text joins whisper's sub-word pieces and clitics as written", () =
   const w = (word: string, start: number) => ({ word, start, end: start + 0.3, speaker: "Speaker 1" });
   const segs = segmentsFromWords([w("my", 0), w("co", 0.4), w("-host", 0.6), w("has", 1), w("60", 1.3), w(",000", 1.5), w("bees", 1.8), w("and", 2.1), w("does", 2.4), w("n't", 2.6), w("mind.", 2.8)]);
   expect(segs.map((s) => s.text)).toEqual(["my co-host has 60,000 bees and doesn't mind."]);
+});
+
+describe("segmentsOnTheVoice", () => {
+  const seg = (speaker: string, start: number, end: number) => ({ speaker, start, end, text: "…" });
+  const voice = (speaker: string, start: number, end: number) => ({ speaker, start, end });
+
+  test("edges move out through their own speaker's voice, at most the cap", () => {
+    const out = segmentsOnTheVoice([seg("Speaker 1", 2, 5), seg("Speaker 2", 9, 12)], [voice("Speaker 1", 1.7, 5.4), voice("Speaker 2", 6, 14)], 1);
+    // Speaker 1's voice runs 0.3 s before and 0.4 s after their words; Speaker 2's 3 s before and 2 s after (capped at 1 s).
+    expect(out.map((s) => [s.start, s.end])).toEqual([
+      [1.7, 5.4],
+      [8, 13],
+    ]);
+    expect(out.map((s) => s.text)).toEqual(["…", "…"]);
+  });
+
+  test("an edge never crosses into the next segment, nor reaches into another speaker's voice", () => {
+    const segs = [seg("Speaker 1", 0, 3), seg("Speaker 2", 3.2, 6)];
+    const out = segmentsOnTheVoice(segs, [voice("Speaker 1", 0, 4), voice("Speaker 2", 3.5, 6)], 1);
+    // Speaker 1 runs on to 3.2, where Speaker 2's words start; Speaker 2's voice starts after their first word: no move.
+    expect(out.map((s) => [s.start, s.end])).toEqual([
+      [0, 3.2],
+      [3.2, 6],
+    ]);
+    // Only the segment's own speaker counts: Speaker 2's voice around Speaker 1's end moves nothing.
+    expect(segmentsOnTheVoice([seg("Speaker 1", 0, 3)], [voice("Speaker 2", 0, 5)], 1)[0]).toMatchObject({ start: 0, end: 3 });
+  });
+
+  test("a voice that does not touch the edge moves nothing; no voice gives the segments back", () => {
+    const segs = [seg("Speaker 1", 2, 5)];
+    expect(segmentsOnTheVoice(segs, [voice("Speaker 1", 5.5, 7), voice("Speaker 1", 0, 1.5)], 1)[0]).toMatchObject({ start: 2, end: 5 });
+    expect(segmentsOnTheVoice(segs, undefined)).toBe(segs);
+    expect(segmentsOnTheVoice(segs, [])).toBe(segs);
+  });
+
+  test("transcriptSegments widens the segments built from the words", () => {
+    const w = (word: string, start: number, speaker: string) => ({ word, start, end: start + 0.3, speaker });
+    const words = [w("Hello", 1, "Speaker 1"), w("there.", 1.4, "Speaker 1"), w("Hi!", 3, "Speaker 2")];
+    expect(transcriptSegments(words).map((s) => [s.start, s.end])).toEqual([
+      [1, 1.7],
+      [3, 3.3],
+    ]);
+    expect(transcriptSegments(words, [voice("Speaker 1", 0.8, 2.2), voice("Speaker 2", 2.9, 3.9)]).map((s) => [s.start, s.end])).toEqual([
+      [0.8, 2.2],
+      [2.9, 3.9],
+    ]);
+  });
 });
