@@ -10,6 +10,7 @@
  * printed beside DER.
  *
  *   nice bun scripts/bench/diarize-sweep.ts [--cache /tmp/diarize-cache] [--threshold 0.65] [--min-speech 0]
+ *     [--speakers N | --speakers ref]   (a given count: N for every file, or each file's reference count)
  *     [--links on | --links off | --links SHARE,SECONDS]   (the local speakers' cannot-links; off by default)
  *     [--count threshold | eigengap | vbx] [--eigengap '{"minP":3}'] [--vb '{"fa":0.3,"fb":17}'] [--vb-init 0.5]
  *     (how the count is read: spectral-count.ts, vb-resegment.ts)
@@ -80,7 +81,9 @@ async function features(name: string): Promise<Cached> {
 const opts: EmbeddingDiarizeOptions = {};
 if (arg("threshold")) opts.threshold = Number(arg("threshold"));
 if (arg("min-speech")) opts.minSpeakerSeconds = Number(arg("min-speech"));
-if (arg("speakers")) opts.numSpeakers = Number(arg("speakers"));
+// A number gives every file that count; "ref" gives each file its reference's count (a known cast).
+const speakersArg = arg("speakers");
+if (speakersArg && speakersArg !== "ref") opts.numSpeakers = Number(speakersArg);
 if (arg("eigengap")) opts.eigengap = JSON.parse(arg("eigengap")!);
 if (arg("vb")) opts.vb = JSON.parse(arg("vb")!);
 if (arg("vb-init")) opts.vbInitThreshold = Number(arg("vb-init"));
@@ -102,13 +105,14 @@ const scored: ScoredFile[] = [];
 for (const name of FILES) {
   const c = await features(name);
   const words = cachedWords(name);
-  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, opts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech });
+  const reference = parseRttm(readFileSync(join(SHARED, `${name}.rttm`), "utf8"));
+  const fileOpts = speakersArg === "ref" ? { ...opts, numSpeakers: new Set(reference.map((t) => t.speaker)).size } : opts;
+  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, fileOpts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech });
   let turns: ScoredFile["turns"];
   let shownSpeakers: number | undefined;
   let transcriptDer: number | undefined;
   const uem = join(SHARED, `${name}.uem`);
   const scoredRegions = existsSync(uem) ? parseUem(readFileSync(uem, "utf8")) : undefined;
-  const reference = parseRttm(readFileSync(join(SHARED, `${name}.rttm`), "utf8"));
   if (words.length) {
     const realigned = realignTurns(words.map((w, i) => ({ ...w, speaker: r.speakers[i]! })));
     const t = turnSentenceStats(realigned);

@@ -63,6 +63,8 @@ export interface ConfidentSpeech {
 
 /** A voice heard in a single window (under 1.5 s) is not counted as a speaker. */
 const MIN_CLUSTER_WINDOWS = 2;
+/** How many clusters too small to be a person a given count looks past (each look is one more cut of the tree). */
+const MAX_OUTLIER_CLUSTERS = 20;
 
 export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.05, maxClusterWindows: 600, minSpeakerSeconds: 1 };
 
@@ -128,27 +130,43 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   const step = Math.max(1, Math.ceil(pool.length / o.maxClusterWindows));
   const picked = pool.filter((_, k) => k % step === 0);
   const dist = picked.map((i) => picked.map((j) => cosineDistance(vecs[i]!, vecs[j]!)));
-  let labels: number[];
-  if (tags) {
-    const stop = o.numSpeakers !== undefined ? { clusters: Math.min(o.numSpeakers, picked.length) } : { threshold: o.threshold };
-    labels = linkedClusters(dist, picked.map((i) => tags[i] ?? []), stop);
-  } else {
-    const tree = averageLinkage(dist);
-    const k =
-      o.numSpeakers !== undefined
-        ? Math.min(o.numSpeakers, picked.length)
-        : o.countEstimator === "eigengap"
-          ? eigengapCount(dist.map((row) => row.map((v) => 1 - v)), o.eigengap).count
-          : Math.max(1, picked.length - tree.merges.filter((m) => m < (o.countEstimator === "vbx" ? (o.vbInitThreshold ?? 0.5) : o.threshold)).length);
-    labels = tree.labelsFor(k);
-    if (o.numSpeakers === undefined && o.countEstimator === "vbx") labels = vbResegment(picked.map((i) => vecs[i]!), labels, o.vb);
-  }
-  let kept = [...new Set(labels)];
-  if (o.numSpeakers === undefined) {
-    const size = (c: number) => labels.filter((l) => l === c).length;
+  // The clusters that can be a person, biggest first: not a cough, a laugh, a crosstalk burst or noise
+  // before the talk. Counting unaided, a person also needs a share of the windows, so that one odd
+  // window does not add a speaker; with a given count only confident speech decides, since the caller
+  // says a quiet person is there (meeting_trn03's second voice is one window with 1.5 s of speech).
+  const people = (labels: number[], countGiven = false) => {
+    const sizes = new Map<number, number>();
+    for (const l of labels) sizes.set(l, (sizes.get(l) ?? 0) + 1);
+    const size = (c: number) => sizes.get(c)!;
     const seconds = (c: number) => (confident ? confidentSeconds(confident, picked.filter((_, i) => labels[i] === c && !mixed[picked[i]!])) : Infinity);
-    const big = kept.filter((c) => size(c) >= Math.max(MIN_CLUSTER_WINDOWS, o.minClusterShare * picked.length) && seconds(c) >= o.minSpeakerSeconds);
-    kept = big.length ? big : kept;
+    const enough = (c: number) => countGiven || size(c) >= Math.max(MIN_CLUSTER_WINDOWS, o.minClusterShare * picked.length);
+    return [...new Set(labels)].filter((c) => enough(c) && seconds(c) >= o.minSpeakerSeconds).sort((a, b) => size(b) - size(a));
+  };
+  const cut = tags ? (k: number) => linkedClusters(dist, picked.map((i) => tags[i] ?? []), { clusters: k }) : undefined;
+  const tree = tags ? undefined : averageLinkage(dist);
+  const labelsFor = (k: number) => (cut ? cut(k) : tree!.labelsFor(k));
+  let labels: number[];
+  let kept: number[];
+  if (o.numSpeakers !== undefined) {
+    // A given count is of people: outliers must not take places in it. Cut finer until that many
+    // clusters are big enough to be people, keep those, and let the outliers' windows join them; when no
+    // cut has that many (too little speech), the count's clusters are kept whatever their size.
+    const n = Math.min(o.numSpeakers, picked.length);
+    const found = givenCountOfPeople(n, Math.min(picked.length, n + MAX_OUTLIER_CLUSTERS), labelsFor, (l) => people(l, true));
+    labels = found?.labels ?? labelsFor(n);
+    kept = found?.kept ?? [...new Set(labels)];
+  } else {
+    if (tags) labels = linkedClusters(dist, picked.map((i) => tags[i] ?? []), { threshold: o.threshold });
+    else {
+      const k =
+        o.countEstimator === "eigengap"
+          ? eigengapCount(dist.map((row) => row.map((v) => 1 - v)), o.eigengap).count
+          : Math.max(1, picked.length - tree!.merges.filter((m) => m < (o.countEstimator === "vbx" ? (o.vbInitThreshold ?? 0.5) : o.threshold)).length);
+      labels = tree!.labelsFor(k);
+      if (o.countEstimator === "vbx") labels = vbResegment(picked.map((i) => vecs[i]!), labels, o.vb);
+    }
+    const big = people(labels);
+    kept = big.length ? big : [...new Set(labels)];
   }
   const pickedVecs = picked.map((i) => vecs[i]!);
   const remap = new Map(kept.map((c, i) => [c, i]));
@@ -176,6 +194,21 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   labels = keepEvery(vecs.map((v) => nearest(v, centres)));
   const bySize = [...new Set(labels)].sort((a, b) => labels.filter((l) => l === b).length - labels.filter((l) => l === a).length);
   return labels.map((l) => bySize.indexOf(l));
+}
+
+/**
+ * The finest cut, from `count` clusters up, at which `count` clusters are people (`people` lists a
+ * cut's clusters big enough to be one, biggest first): its labels and those `count` clusters. Each
+ * finer cut splits one cluster in two, so the number of people grows by at most one a step and the
+ * first cut that reaches `count` has exactly that many. Undefined when no cut of `limit` windows does.
+ */
+export function givenCountOfPeople(count: number, limit: number, labelsFor: (k: number) => number[], people: (labels: number[]) => number[]): { labels: number[]; kept: number[] } | undefined {
+  for (let k = count; k <= limit; k++) {
+    const labels = labelsFor(k);
+    const big = people(labels);
+    if (big.length >= count) return { labels, kept: big.slice(0, count) };
+  }
+  return undefined;
 }
 
 /** Seconds of `confident.regions` the windows numbered `ids` cover together (overlapping windows count once). */

@@ -1,6 +1,6 @@
 /** Counting speakers from embeddings: who is a person, and who is music, overlap or a single window. */
 import { expect, test } from "bun:test";
-import { clusterEmbeddings, confidentSeconds, withoutRegions, type Window } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { clusterEmbeddings, confidentSeconds, givenCountOfPeople, withoutRegions, type Window } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
 function rng(seed: number) {
@@ -70,6 +70,49 @@ test("a given count is kept even where a voice has a single window", () => {
   expect(count(clusterEmbeddings(embeddings, {}))).toBe(2);
   expect(count(clusterEmbeddings(embeddings, { numSpeakers: 3 }))).toBe(3);
   expect(count(clusterEmbeddings(embeddings, { numSpeakers: 2 }))).toBe(2);
+});
+
+test("a given count is of people: a window of noise does not take a place, a quiet voice the segmentation model hears does", () => {
+  // Two people whose voices are closer to each other than to a single odd window before the talk
+  // (meeting_trn04: noise at 6 s, then two men): cut at two, the tree gives {noise} and {both men}.
+  const r = rng(11);
+  const unit = () => {
+    const v = Array.from({ length: DIM }, () => r() - 0.5);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  const shared = unit();
+  const a = unit().map((x, d) => x + 1.2 * shared[d]!);
+  const b = unit().map((x, d) => x + 1.2 * shared[d]!);
+  const odd = unit();
+  const near = (dir: number[]) => {
+    const noise = unit();
+    return dir.map((x, d) => x + 0.3 * noise[d]!);
+  };
+  const embeddings = [near(odd), ...Array.from({ length: 15 }, () => near(a)), ...Array.from({ length: 15 }, () => near(b))];
+  const windows: Window[] = embeddings.map((_, i) => ({ start: i * 0.75, end: i * 0.75 + 1.5 }));
+  const noiseOnly = { windows, regions: [[1.5, 100]] as Array<[number, number]> };
+  const labels = clusterEmbeddings(embeddings, { numSpeakers: 2 }, [], noiseOnly);
+  expect(count(labels)).toBe(2);
+  // The two men are the two speakers; the odd window joins one of them.
+  expect(labels[1]).not.toBe(labels[16]);
+  expect(count(labels.slice(1, 16))).toBe(1);
+  expect(count(labels.slice(16))).toBe(1);
+  // Where the segmentation model hears speech in the odd window it may be the quiet person the count
+  // promised (meeting_trn03: one window, 1.5 s), and it keeps its place.
+  const heard = clusterEmbeddings(embeddings, { numSpeakers: 2 }, [], { windows, regions: [[0, 100]] });
+  expect(count(heard)).toBe(2);
+  expect(heard[0]).not.toBe(heard[1]);
+  expect(heard[1]).toBe(heard[16]);
+});
+
+test("givenCountOfPeople takes the first cut with that many people, and gives up past its limit", () => {
+  // Cuts of a tree: k clusters; cluster 0 is an outlier at every cut, the rest are people.
+  const labelsFor = (k: number) => Array.from({ length: 12 }, (_, i) => (i === 0 ? 0 : 1 + (i % (k - 1 || 1))));
+  const people = (labels: number[]) => [...new Set(labels)].filter((c) => c !== 0);
+  expect(givenCountOfPeople(3, 12, labelsFor, people)?.kept.length).toBe(3);
+  expect(new Set(givenCountOfPeople(3, 12, labelsFor, people)!.labels).size).toBe(4);
+  expect(givenCountOfPeople(3, 3, labelsFor, people)).toBeUndefined();
 });
 
 test("confident seconds count overlapping windows once; regions less the overlap", () => {
