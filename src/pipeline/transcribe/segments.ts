@@ -51,7 +51,11 @@ export const VOICE_EDGE_SECONDS = 1;
 export function segmentsOnTheVoice(segments: Segment[], voice: ReadonlyArray<{ speaker: string; start: number; end: number }> | undefined, maxSeconds = VOICE_EDGE_SECONDS): Segment[] {
   if (!voice?.length || !segments.length) return segments;
   const bySpeaker = new Map<string, Array<{ start: number; end: number }>>();
-  for (const t of voice) bySpeaker.set(t.speaker, [...(bySpeaker.get(t.speaker) ?? []), t]);
+  for (const t of voice) {
+    const turns = bySpeaker.get(t.speaker);
+    if (turns) turns.push(t);
+    else bySpeaker.set(t.speaker, [t]);
+  }
   for (const turns of bySpeaker.values()) turns.sort((a, b) => a.start - b.start);
   // The voice stretch of `speaker` that holds instant x (a word's edge may sit a frame outside it).
   const SLACK = 0.02;
