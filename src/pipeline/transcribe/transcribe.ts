@@ -17,6 +17,7 @@ import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "../types.ts";
 import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
+import { quietSpeech, withQuietWords } from "./quiet-speech.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
 import { chooseAsrEngine, ggmlModelFor } from "./asr-engine.ts";
 import { recogniseInProcess } from "./recognise-in-process.ts";
@@ -179,19 +180,20 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
 
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
-    const recognise = async (prompt: string | undefined, report: (f: number) => void): Promise<AsrResult | undefined> => {
+    // The first pass reads Silero's regions in the language asked for; the quiet-speech pass its own stretches in the one found.
+    const recognise = async (prompt: string | undefined, report: (f: number) => void, stretches = regions, lang = language): Promise<AsrResult | undefined> => {
       let result: AsrResult | undefined;
-      if (regions.length && engine === "whisper-cpp") {
+      if (stretches.length && engine === "whisper-cpp") {
         const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
-        const r = await recogniseInProcess(modelName, audio!, regions, { threads, language, prompt, onProgress: report, signal: opts.signal, voice });
+        const r = await recogniseInProcess(modelName, audio!, stretches, { threads, language: lang, prompt, onProgress: report, signal: opts.signal, voice });
         result = { language: r.language, language_probability: 1, duration, words: r.words };
         log.debug("in-process word times", { from: r.wordTimes });
         opts.onStats?.("asr", r.usage);
-      } else if (regions.length) {
-        result = await recogniseInWorker(modelName, modelPath, wav, regions, {
+      } else if (stretches.length) {
+        result = await recogniseInWorker(modelName, modelPath, wav, stretches, {
           workDir: work,
           threads,
-          language,
+          language: lang,
           beamSize: opts.beamSize,
           prompt,
           onProgress: report,
@@ -222,15 +224,23 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     progress(0.88);
 
     const recognisedLanguage = result?.language ?? (language === "auto" ? "und" : language);
-    const heard = joinElisions((result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p })), recognisedLanguage);
-    const { words: rawWords, corrections } = correctNearMisses(heard, opts.vocabulary ?? []);
-    if (corrections.length) log.debug("vocabulary corrections", { corrections });
-    const cast = castOf(opts.speakers);
     lap();
     evidence ??= startEvidence();
     const found = await evidence;
     // A job cancelled after its last worker finished still ends here, not with a transcript.
     opts.signal?.throwIfAborted();
+    // Speech the segmentation model heard where Silero did not (quiet-speech.ts), now the speaker models are done.
+    const quiet = result && found?.kind === "neural" ? quietSpeech(regions, found.regions) : [];
+    if (result && quiet.length) {
+      // Without the vocabulary prompt: on a second or two of quiet speech it is what Whisper would write.
+      const again = await recognise(undefined, () => {}, quiet, result.language);
+      log.debug("quiet speech recognised again", { stretches: quiet.length, seconds: totalSeconds(quiet), words: again?.words.length ?? 0 });
+      if (again) result = { ...result, words: withQuietWords(result.words, quiet, again.words) };
+    }
+    const heard = joinElisions((result?.words ?? []).map((w) => ({ word: w.word, start: w.start, end: w.end, p: w.p })), recognisedLanguage);
+    const { words: rawWords, corrections } = correctNearMisses(heard, opts.vocabulary ?? []);
+    if (corrections.length) log.debug("vocabulary corrections", { corrections });
+    const cast = castOf(opts.speakers);
     const diarized = found && labelsFromEvidence(found, { ...evidenceInput, words: rawWords, numSpeakers: opts.numSpeakers ?? cast?.count });
     const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
