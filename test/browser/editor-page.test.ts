@@ -51,6 +51,18 @@ async function call(method: string, path: string, opts: Parameters<TestAppliance
 const jobOf = async (key: string, id: string) => (await call("GET", `/v1/jobs/${id}`, { key })).json;
 const words = (id: string) => JSON.parse(readFileSync(join(app.dataDir, "jobs", id, "checkpoint.json"), "utf8")).state.transcript.words as Word[];
 const notice = (page: Page) => page.locator(".notice, .error").first().textContent();
+/**
+ * The notice once it says `expected`, or once the page shows an error: the page updates it in place
+ * after its request, so reading it straight after a click can read the previous step's notice.
+ */
+const noticeSaying = async (page: Page, expected: string) =>
+  (
+    await eventually(
+      async () => ({ text: (await notice(page)) ?? "", errors: await page.locator(".error").count() }),
+      (v) => v.errors > 0 || v.text.includes(expected),
+      { what: `the notice "${expected}"` },
+    )
+  ).text;
 const card = (page: Page, rank: number) => page.locator(`article[data-editor-clip="${rank}"]`);
 
 testShared("the job page edits clips: edges, a caption line, find and replace, a clip of one's own, delete; renders followed without a reload", async () => {
@@ -93,7 +105,7 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   const canExtend = await later.isEnabled();
   const move = canExtend ? later : card(page, 1).getByRole("button", { name: "Start a sentence earlier (clip 1)" });
   await move.click();
-  expect(await notice(page)).toContain("Re-render queued");
+  expect(await noticeSaying(page, "Re-render queued")).toContain("Re-render queued");
   const moved = (await jobOf(key, id)).output.clips[0].render;
   const expected = canExtend ? snapToSentenceEdges(w0, first.start_time, moved.end_time) : snapToSentenceEdges(w0, moved.start_time, first.end_time);
   expect([moved.start_time, moved.end_time]).toEqual([expected!.start, expected!.end]);
@@ -109,7 +121,7 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   const said = (await box.inputValue()).trim();
   await box.fill(`Zanzibar ${said}`);
   await line.getByRole("button", { name: "Save correction" }).click();
-  expect(await notice(page)).toContain("Correction saved");
+  expect(await noticeSaying(page, "Correction saved")).toContain("Correction saved");
   expect(await card(page, 1).locator("li.in").first().textContent()).toContain("Zanzibar");
 
   // 3. Find and replace across the episode, from the keyboard: a word outside every clip, so no render.
@@ -122,10 +134,13 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   await page.keyboard.press("Tab");
   await page.keyboard.type("Kilimanjaro");
   await page.keyboard.press("Enter");
-  expect(await notice(page)).toContain("Correction saved");
-  const replaced = (await jobOf(key, id)).output;
-  expect(replaced.transcript.map((s: { text: string }) => s.text).join(" ")).toContain("Kilimanjaro");
-  expect(await page.locator("#transcript").textContent()).toContain("Kilimanjaro");
+  // Step 2 left the same notice on the page, so it cannot say this request is done: wait for the job's
+  // transcript to hold the replacement, then for the page to show it.
+  const transcriptText = (o: { transcript: Array<{ text: string }> }) => o.transcript.map((s) => s.text).join(" ");
+  const replaced = await eventually(async () => (await jobOf(key, id)).output, (o) => transcriptText(o).includes("Kilimanjaro"), { what: "the replacement in the job's transcript" });
+  expect(transcriptText(replaced)).toContain("Kilimanjaro");
+  await page.locator("#transcript", { hasText: "Kilimanjaro" }).waitFor({ timeout: 30_000 });
+  expect(await noticeSaying(page, "Correction saved")).toContain("Correction saved");
 
   // 4. A clip of one's own from a selection of two sentences in the transcript.
   const w1 = words(id);
@@ -152,7 +167,7 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   expect(Number(await page.locator("#new-clip-to").inputValue())).toBeCloseTo(s1[pick + 1]!.end, 3);
   await page.getByLabel("Title (optional)").fill("Our own moment");
   await page.getByRole("button", { name: "Make clip" }).click();
-  expect(await notice(page)).toContain("Clip added");
+  expect(await noticeSaying(page, "Clip added")).toContain("Clip added");
   const own = (await jobOf(key, id)).output.clips.find((c: any) => c.origin === "editor");
   expect(own).toMatchObject({ title: "Our own moment", start_time: s1[pick]!.start, end_time: s1[pick + 1]!.end, rank: 3 });
   expect(await card(page, 3).locator("h3").textContent()).toContain("Our own moment");
@@ -187,7 +202,7 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   const ownVideo = Object.values((after.output.clips as any[]).find((c) => c.id === own.id).rendered_urls)[0] as string;
   await card(page, 3).getByText("Delete clip").first().click();
   await card(page, 3).getByRole("button", { name: "Delete clip 3" }).click();
-  expect(await notice(page)).toContain("Clip deleted");
+  expect(await noticeSaying(page, "Clip deleted")).toContain("Clip deleted");
   expect((await jobOf(key, id)).output.clips.map((c: any) => c.id)).toEqual([first.id, done.output.clips[1].id]);
   expect((await fetch(ownVideo)).status).toBe(404);
   expect(await page.locator('article[data-editor-clip="3"]').count()).toBe(0);
