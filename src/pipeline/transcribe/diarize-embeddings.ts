@@ -142,9 +142,9 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
     const enough = (c: number) => countGiven || size(c) >= Math.max(MIN_CLUSTER_WINDOWS, o.minClusterShare * picked.length);
     return [...new Set(labels)].filter((c) => enough(c) && seconds(c) >= o.minSpeakerSeconds).sort((a, b) => size(b) - size(a));
   };
-  const cut = tags ? (k: number) => linkedClusters(dist, picked.map((i) => tags[i] ?? []), { clusters: k }) : undefined;
-  const tree = tags ? undefined : averageLinkage(dist);
-  const labelsFor = (k: number) => (cut ? cut(k) : tree!.labelsFor(k));
+  const pickedTags = tags && picked.map((i) => tags[i] ?? []);
+  const tree = pickedTags ? undefined : averageLinkage(dist);
+  const labelsFor = (k: number) => (pickedTags ? linkedClusters(dist, pickedTags, { clusters: k }) : tree!.labelsFor(k));
   let labels: number[];
   let kept: number[];
   if (o.numSpeakers !== undefined) {
@@ -156,7 +156,7 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
     labels = found?.labels ?? labelsFor(n);
     kept = found?.kept ?? [...new Set(labels)];
   } else {
-    if (tags) labels = linkedClusters(dist, picked.map((i) => tags[i] ?? []), { threshold: o.threshold });
+    if (pickedTags) labels = linkedClusters(dist, pickedTags, { threshold: o.threshold });
     else {
       const k =
         o.countEstimator === "eigengap"

@@ -11,7 +11,7 @@
  * and knows which of its speakers overlap. A local speaker whose alone-frames do not clearly belong to
  * one voice is not named, and wherever the chunks name too few speakers the windows' timeline fills in.
  */
-import { secondsHeard, TurnBuilder, type SpeakerTurn } from "./speaker-turns.ts";
+import { secondsHeard, TurnBuilder, turnsBySpeaker, type SpeakerTurn } from "./speaker-turns.ts";
 
 /** One chunk of the segmentation model's output: its start (s) and, per frame, the powerset class (0-6). */
 export interface LocalChunk {
@@ -158,9 +158,7 @@ interface TimedWord {
  * overlap each other, so each is searched on its own.
  */
 export function wordSpeakersFromActivity(words: TimedWord[], activity: SpeakerTurn[], fallback: string[]): string[] {
-  const bySpeaker = new Map<string, SpeakerTurn[]>();
-  for (const t of activity) (bySpeaker.get(t.speaker) ?? bySpeaker.set(t.speaker, []).get(t.speaker)!).push(t);
-  for (const turns of bySpeaker.values()) turns.sort((a, b) => a.start - b.start);
+  const bySpeaker = turnsBySpeaker(activity);
   const heard = (speaker: string, a: number, b: number) => secondsHeard(bySpeaker.get(speaker) ?? [], a, b);
   return words.map((w, i) => {
     const end = Math.max(w.end, w.start + 0.05);

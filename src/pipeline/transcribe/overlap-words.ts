@@ -10,16 +10,14 @@
  */
 import { splitSentences } from "../highlights/sentences.ts";
 import type { Word } from "../types.ts";
-import { secondsHeard } from "./speaker-turns.ts";
+import { secondsHeard, turnsBySpeaker } from "./speaker-turns.ts";
 import type { EvidenceTurn } from "./turns-realign.ts";
 
 /** A word is in overlap when two or more speakers are each heard over at least this share of it. */
 const HEARD_SHARE = 0.5;
 
 function speakerIndex(activity: EvidenceTurn[]) {
-  const bySpeaker = new Map<string, EvidenceTurn[]>();
-  for (const t of activity) (bySpeaker.get(t.speaker) ?? bySpeaker.set(t.speaker, []).get(t.speaker)!).push(t);
-  for (const turns of bySpeaker.values()) turns.sort((a, b) => a.start - b.start);
+  const bySpeaker = turnsBySpeaker(activity);
   return (a: number, b: number) => [...bySpeaker].filter(([, turns]) => secondsHeard(turns, a, b) >= HEARD_SHARE * (b - a)).map(([speaker]) => speaker);
 }
 

@@ -6,6 +6,7 @@
  * over both models' speech gives 21). These stretches are recognised once more when the speaker
  * models are done, and their words take the place of whatever the first pass made of them.
  */
+import { secondsHeard } from "./speaker-turns.ts";
 import { type Region } from "./vad.ts";
 
 export interface QuietSpeechOptions {
@@ -17,23 +18,14 @@ export interface QuietSpeechOptions {
 
 export const QUIET_SPEECH: QuietSpeechOptions = { minSeconds: 0.5, maxVadShare: 0.5 };
 
-/** Seconds of `regions` (sorted, not overlapping) inside [a, b). */
-function covered(regions: Region[], a: number, b: number): number {
-  let s = 0;
-  for (const [c, d] of regions) {
-    if (c >= b) break;
-    s += Math.max(0, Math.min(b, d) - Math.max(a, c));
-  }
-  return s;
-}
-
 /**
  * The stretches of `heard` (the speech regions the speaker models used: Silero's joined with the
  * segmentation model's) that Silero's own regions `vad` cover less than `maxVadShare` of, and that last
  * `minSeconds` or more.
  */
 export function quietSpeech(vad: Region[], heard: Region[], o: QuietSpeechOptions = QUIET_SPEECH): Region[] {
-  return heard.filter(([a, b]) => b - a >= o.minSeconds && covered(vad, a, b) < o.maxVadShare * (b - a));
+  const silero = vad.map(([start, end]) => ({ start, end }));
+  return heard.filter(([a, b]) => b - a >= o.minSeconds && secondsHeard(silero, a, b) < o.maxVadShare * (b - a));
 }
 
 /**

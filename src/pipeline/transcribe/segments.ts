@@ -1,5 +1,6 @@
 import { joinWords } from "../highlights/sentences.ts";
 import type { Segment, Word } from "../types.ts";
+import { firstEndingAfter, turnsBySpeaker } from "./speaker-turns.ts";
 
 export interface SegmentOptions {
   /** A pause this long starts a new segment even when the speaker stays. */
@@ -50,27 +51,14 @@ export const VOICE_EDGE_SECONDS = 1;
  */
 export function segmentsOnTheVoice(segments: Segment[], voice: ReadonlyArray<{ speaker: string; start: number; end: number }> | undefined, maxSeconds = VOICE_EDGE_SECONDS): Segment[] {
   if (!voice?.length || !segments.length) return segments;
-  const bySpeaker = new Map<string, Array<{ start: number; end: number }>>();
-  for (const t of voice) {
-    const turns = bySpeaker.get(t.speaker);
-    if (turns) turns.push(t);
-    else bySpeaker.set(t.speaker, [t]);
-  }
-  for (const turns of bySpeaker.values()) turns.sort((a, b) => a.start - b.start);
+  const bySpeaker = turnsBySpeaker(voice);
   // The voice stretch of `speaker` that holds instant x (a word's edge may sit a frame outside it).
   const SLACK = 0.02;
   const around = (speaker: string, x: number) => {
     const turns = bySpeaker.get(speaker);
     if (!turns) return undefined;
-    let lo = 0;
-    let hi = turns.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (turns[mid]!.end < x - SLACK) lo = mid + 1;
-      else hi = mid;
-    }
     let best: { start: number; end: number } | undefined;
-    for (let k = lo; k < turns.length && turns[k]!.start <= x + SLACK; k++) if (!best || turns[k]!.end > best.end) best = turns[k];
+    for (let k = firstEndingAfter(turns, x - SLACK); k < turns.length && turns[k]!.start <= x + SLACK; k++) if (!best || turns[k]!.end > best.end) best = turns[k];
     return best;
   };
   const out = segments.map((s) => ({ ...s }));

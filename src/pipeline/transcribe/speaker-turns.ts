@@ -73,19 +73,36 @@ export function speakerTimeline(regions: Region[], words: Array<{ start: number;
   return out;
 }
 
+/** Each speaker's turns, sorted by start: the form `secondsHeard` and `firstEndingAfter` search. */
+export function turnsBySpeaker<T extends { speaker: string; start: number }>(turns: Iterable<T>): Map<string, T[]> {
+  const bySpeaker = new Map<string, T[]>();
+  for (const t of turns) {
+    const own = bySpeaker.get(t.speaker);
+    if (own) own.push(t);
+    else bySpeaker.set(t.speaker, [t]);
+  }
+  for (const own of bySpeaker.values()) own.sort((a, b) => a.start - b.start);
+  return bySpeaker;
+}
+
 /**
- * Seconds of [a, b) covered by `turns`, which are one speaker's, sorted by start and never overlapping
- * each other: a binary search finds the first turn ending after a, so a word costs O(log n).
+ * The index of the first of `turns` (one speaker's, sorted by start, never overlapping each other)
+ * that ends after x, or their length: a binary search, so a lookup costs O(log n).
  */
-export function secondsHeard(turns: ReadonlyArray<{ start: number; end: number }>, a: number, b: number): number {
+export function firstEndingAfter(turns: ReadonlyArray<{ start: number; end: number }>, x: number): number {
   let lo = 0;
   let hi = turns.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (turns[mid]!.end <= a) lo = mid + 1;
+    if (turns[mid]!.end <= x) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+/** Seconds of [a, b) covered by `turns`, which are one speaker's, sorted by start and never overlapping each other. */
+export function secondsHeard(turns: ReadonlyArray<{ start: number; end: number }>, a: number, b: number): number {
   let seconds = 0;
-  for (let k = lo; k < turns.length && turns[k]!.start < b; k++) seconds += Math.min(b, turns[k]!.end) - Math.max(a, turns[k]!.start);
+  for (let k = firstEndingAfter(turns, a); k < turns.length && turns[k]!.start < b; k++) seconds += Math.min(b, turns[k]!.end) - Math.max(a, turns[k]!.start);
   return seconds;
 }
