@@ -10,7 +10,7 @@
  * who moves: their own video slowed to 2/3 speed and muted ("listener 0.67x"), or to half speed
  * with both shots panning ("listener 0.5x, pan").
  *
- *   bun scripts/bench/faces.ts [--runs 3] [--seconds 45] [--settings default]
+ *   bun scripts/bench/faces.ts [--runs 3] [--seconds 45] [--settings default] [--kinds still,"listener 0.8x"]
  *
  * `--settings default` measures the default detector cadence only.
  */
@@ -37,6 +37,8 @@ const KINDS = {
   moving: { pan: true },
   "listener 0.67x": { pan: false, listener: "moving", listenerSpeed: 0.67 },
   "listener 0.5x, pan": { pan: true, listener: "moving", listenerSpeed: 0.5 },
+  "listener 0.8x": { pan: false, listener: "moving", listenerSpeed: 0.8 },
+  "listener 0.9x, pan": { pan: true, listener: "moving", listenerSpeed: 0.9 },
 } as const;
 type Kind = keyof typeof KINDS;
 
@@ -66,7 +68,8 @@ const dir = await mkdtemp(join(tmpdir(), "clipyard-bench-faces-"));
 try {
   await loadFaceDetector();
   const rows: string[][] = [];
-  for (const kind of Object.keys(KINDS) as Kind[]) {
+  const only = stringFlag("kinds")?.split(",");
+  for (const kind of (Object.keys(KINDS) as Kind[]).filter((k) => !only || only.some((o) => k.startsWith(o)))) {
     const source = await composition(dir, kind);
     const words = turnsWords(source.durationSeconds);
     const settings = [["detector every sample", 0], ["detector every 1 s", 1], ["detector every 2 s (default)", 2]] as const;

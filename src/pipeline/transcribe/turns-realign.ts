@@ -35,13 +35,19 @@ export interface RealignOptions {
   /** Seconds of evidence a pause after the new boundary is worth, per second of pause (up to 1 s). */
   pauseWeight: number;
   /**
+   * A short turn does not join a neighbour across a pause this long (seconds): the diarizer's slips
+   * are at the edges of speech, and a word said seconds before or after the next person's sentence
+   * ("Okay," … 4 s … "does anyone want …") is its own turn whatever whisper's punctuation says.
+   */
+  joinAcrossPause: number;
+  /**
    * Who spoke when, from the diarizer. Without it a word's evidence is its whole duration for the
    * speaker it was given, so only short stretches (under `keepSeconds`) ever move.
    */
   turns?: EvidenceTurn[];
 }
 
-export const DEFAULT_REALIGN: RealignOptions = { maxWords: 3, maxSeconds: 1.5, keepSeconds: 1, pauseWeight: 0.5 };
+export const DEFAULT_REALIGN: RealignOptions = { maxWords: 3, maxSeconds: 1.5, keepSeconds: 1, pauseWeight: 0.5, joinAcrossPause: 2 };
 
 /** Whether a sentence ends after word k (the start and the end of the transcript count as ends). */
 function sentenceEndAfter(words: Word[], k: number): boolean {
@@ -116,8 +122,8 @@ function mergeShortTurns(words: Word[], labels: string[], o: RealignOptions): vo
   while (a < words.length) {
     let b = a;
     while (b + 1 < words.length && labels[b + 1] === labels[a]) b++;
-    const left = a > 0 ? labels[a - 1] : undefined;
-    const right = b + 1 < words.length ? labels[b + 1] : undefined;
+    const left = a > 0 && gapAfter(words, a - 1) < o.joinAcrossPause ? labels[a - 1] : undefined;
+    const right = b + 1 < words.length && gapAfter(words, b) < o.joinAcrossPause ? labels[b + 1] : undefined;
     const startsSentence = boundaryAfter(words, a - 1);
     const endsSentence = boundaryAfter(words, b);
     if (b - a + 1 <= o.maxWords && (left !== undefined || right !== undefined) && !(startsSentence && endsSentence)) {
@@ -174,9 +180,11 @@ function realignChange(words: Word[], labels: string[], i: number, o: RealignOpt
  * running text (a lower-case word after the change) are left as they are: nothing in the text says a
  * sentence ended there.
  */
-function closeTurn(words: Word[], labels: string[], i: number): string {
+function closeTurn(words: Word[], labels: string[], i: number, o: RealignOptions): string {
   const token = words[i]!.word;
-  if (sentenceEndAfter(words, i) || !textStartsSentence(words, i)) return token;
+  if (sentenceEndAfter(words, i) || !(textStartsSentence(words, i) || endsInPause(words, i, o))) return token;
+  // Already closed ("etc." before a lower-case word): the next turn's capital is all it lacks.
+  if (/[.…—!?]["'”’)\]]*$/.test(token)) return token;
   const m = /^(.*?)([,;:]?)(["'”’)\]]*)$/s.exec(token)!;
   // The speaker carries on in lower case after the other's turn: the sentence was interrupted, not over.
   let j = i + 1;
@@ -187,8 +195,19 @@ function closeTurn(words: Word[], labels: string[], i: number): string {
 }
 
 /**
+ * A change of speaker across a pause of `joinAcrossPause` or more ends the turn before it whatever the
+ * text says: whisper, transcribing as if one person spoke, runs "Okay," into the next person's
+ * question four seconds later.
+ */
+const endsInPause = (words: Word[], i: number, o: RealignOptions) => gapAfter(words, i) >= o.joinAcrossPause;
+
+/** The first letter up, for a turn that starts a sentence whisper wrote as running on ("does" → "Does"). */
+const capitalised = (token: string) => token.replace(/^(["'“‘(]*)(\p{Ll})/u, (_, q: string, c: string) => q + c.toUpperCase());
+
+/**
  * Words with their speaker changes moved onto sentence boundaries where the acoustic evidence allows,
- * and the sentence end whisper's text implies written where a change stays at one.
+ * and the sentence end whisper's text implies written where a change stays at one (after a long pause,
+ * with the next turn's first letter capitalised).
  */
 export function realignTurns(words: Word[], opts: Partial<RealignOptions> = {}): Word[] {
   const o = { ...DEFAULT_REALIGN, ...opts };
@@ -197,7 +216,8 @@ export function realignTurns(words: Word[], opts: Partial<RealignOptions> = {}):
   for (let i = 0; i < words.length - 1; i++) if (labels[i] !== labels[i + 1]) realignChange(words, labels, i, o);
   mergeShortTurns(words, labels, o);
   return words.map((w, i) => {
-    const word = i + 1 < words.length && labels[i] !== labels[i + 1] ? closeTurn(words, labels, i) : w.word;
+    let word = i + 1 < words.length && labels[i] !== labels[i + 1] ? closeTurn(words, labels, i, o) : w.word;
+    if (i > 0 && labels[i - 1] !== labels[i] && endsInPause(words, i - 1, o) && !sentenceEndAfter(words, i - 1)) word = capitalised(word);
     return labels[i] === w.speaker && word === w.word ? w : { ...w, speaker: labels[i]!, word };
   });
 }

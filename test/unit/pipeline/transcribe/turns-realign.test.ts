@@ -186,6 +186,33 @@ describe("realignTurns", () => {
     expect(realignTurns(slow)).toEqual(slow);
   });
 
+
+  test("a short turn seconds away from the next speaker's sentence stays a turn, closed and the next one capitalised", () => {
+    // Whisper ran "Okay," into another person's question 4 s later (as on meeting_excerpt).
+    const words = spoken([
+      ["A", "Okay,|"],
+      ["B", "does anyone want to see the feedback?"],
+    ], 4);
+    expect(turnsOf(realignTurns(words))).toEqual(["A: Okay.", "B: Does anyone want to see the feedback?"]);
+    // A word already closed keeps its mark; only the next turn's capital is added.
+    const closed = spoken([
+      ["A", "etc.|"],
+      ["B", "so that is settled."],
+    ], 4);
+    expect(turnsOf(realignTurns(closed))).toEqual(["A: etc.", "B: So that is settled."]);
+    // Under the pause limit the short turn joins the sentence it starts, as before.
+    const close = spoken([
+      ["A", "Okay,|"],
+      ["B", "does anyone want to see the feedback?"],
+    ], 1.5);
+    expect(turnsOf(realignTurns(close))).toEqual(["B: Okay, does anyone want to see the feedback?"]);
+    // A change across a long pause inside running text that is not a short turn is closed too.
+    const long = spoken([
+      ["A", "we had a long problem with the timings and|"],
+      ["B", "the relative time did not correspond."],
+    ], 3);
+    expect(turnsOf(realignTurns(long))).toEqual(["A: we had a long problem with the timings and—", "B: The relative time did not correspond."]);
+  });
   test("a capital that continues a name is not a new sentence", () => {
     // "New | Jersey.": the change one word early moves onto the sentence end despite the capital.
     const words = spoken([
