@@ -104,35 +104,64 @@ export function turnsFromWords(words: Array<{ speaker: string; start: number; en
   return out;
 }
 
-/** Best one-to-one mapping of hypothesis to reference speakers by total overlap (exhaustive; few speakers). */
+/**
+ * Best one-to-one mapping of hypothesis to reference speakers by total overlap (-1: unmapped), as
+ * md-eval does it: the Hungarian method (Kuhn-Munkres with potentials, O(n³)) on the square matrix of
+ * negated overlaps padded with zeros. An exhaustive search took minutes at 20 speakers a side.
+ */
 export function bestMapping(overlap: number[][]): number[] {
   const nh = overlap.length;
   const nr = overlap[0]?.length ?? 0;
-  let best = -1;
-  let bestMap: number[] = new Array(nh).fill(-1);
-  const map: number[] = new Array(nh).fill(-1);
-  const used = new Array<boolean>(nr).fill(false);
-  const go = (h: number, acc: number) => {
-    if (h === nh) {
-      if (acc > best) {
-        best = acc;
-        bestMap = [...map];
+  const n = Math.max(nh, nr);
+  const cost = (i: number, j: number) => (i < nh && j < nr ? -overlap[i]![j]! : 0);
+  // 1-based rows and columns; p[j]: the row matched to column j; u, v: the potentials.
+  const u = new Array<number>(n + 1).fill(0);
+  const v = new Array<number>(n + 1).fill(0);
+  const p = new Array<number>(n + 1).fill(0);
+  const way = new Array<number>(n + 1).fill(0);
+  for (let i = 1; i <= n; i++) {
+    p[0] = i;
+    let j0 = 0;
+    const minv = new Array<number>(n + 1).fill(Infinity);
+    const used = new Array<boolean>(n + 1).fill(false);
+    do {
+      used[j0] = true;
+      const i0 = p[j0]!;
+      let delta = Infinity;
+      let j1 = 0;
+      for (let j = 1; j <= n; j++) {
+        if (used[j]) continue;
+        const cur = cost(i0 - 1, j - 1) - u[i0]! - v[j]!;
+        if (cur < minv[j]!) {
+          minv[j] = cur;
+          way[j] = j0;
+        }
+        if (minv[j]! < delta) {
+          delta = minv[j]!;
+          j1 = j;
+        }
       }
-      return;
-    }
-    map[h] = -1;
-    go(h + 1, acc);
-    for (let r = 0; r < nr; r++) {
-      if (used[r]) continue;
-      used[r] = true;
-      map[h] = r;
-      go(h + 1, acc + overlap[h]![r]!);
-      used[r] = false;
-      map[h] = -1;
-    }
-  };
-  go(0, 0);
-  return bestMap;
+      for (let j = 0; j <= n; j++) {
+        if (used[j]) {
+          u[p[j]!]! += delta;
+          v[j]! -= delta;
+        } else minv[j]! -= delta;
+      }
+      j0 = j1;
+    } while (p[j0] !== 0);
+    do {
+      const j1 = way[j0]!;
+      p[j0] = p[j1]!;
+      j0 = j1;
+    } while (j0);
+  }
+  const map = new Array<number>(nh).fill(-1);
+  for (let j = 1; j <= n; j++) {
+    const i = p[j]! - 1;
+    // A pairing with no overlap maps nothing (as the exhaustive search left such speakers unmapped).
+    if (i < nh && j - 1 < nr && overlap[i]![j - 1]! > 0) map[i] = j - 1;
+  }
+  return map;
 }
 
 export interface DerResult {

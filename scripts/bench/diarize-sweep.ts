@@ -10,6 +10,7 @@
  * printed beside DER.
  *
  *   nice bun scripts/bench/diarize-sweep.ts [--cache /tmp/diarize-cache] [--threshold 0.65] [--min-speech 0]
+ *     [--min-share 0.05] [--min-windows 2]
  *     [--speakers N | --speakers ref]   (a given count: N for every file, or each file's reference count)
  *     [--links on | --links off | --links SHARE,SECONDS]   (the local speakers' cannot-links; off by default)
  *     [--count threshold | eigengap | vbx] [--eigengap '{"minP":3}'] [--vb '{"fa":0.3,"fb":17}'] [--vb-init 0.5]
@@ -81,6 +82,8 @@ async function features(name: string): Promise<Cached> {
 const opts: EmbeddingDiarizeOptions = {};
 if (arg("threshold")) opts.threshold = Number(arg("threshold"));
 if (arg("min-speech")) opts.minSpeakerSeconds = Number(arg("min-speech"));
+if (arg("min-share")) opts.minClusterShare = Number(arg("min-share"));
+if (arg("min-windows")) opts.minClusterWindows = Number(arg("min-windows"));
 // A number gives every file that count; "ref" gives each file its reference's count (a known cast).
 const speakersArg = arg("speakers");
 if (speakersArg && speakersArg !== "ref") opts.numSpeakers = Number(speakersArg);

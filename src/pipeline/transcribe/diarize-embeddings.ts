@@ -24,6 +24,13 @@ export interface EmbeddingDiarizeOptions {
   threshold?: number;
   /** Clusters holding less than this share of the windows are not speakers: their windows join the nearest speaker. */
   minClusterShare?: number;
+  /**
+   * ...nor those of fewer windows than this, where the segmentation model says how much of them is
+   * confident speech (`minSpeakerSeconds` then keeps coughs and noise out): one window, so that a
+   * person who says one sentence of a second or more is counted ("Aren't they suing you?" on
+   * meeting_trn06). Without that evidence a voice needs UNCONFIRMED_MIN_WINDOWS.
+   */
+  minClusterWindows?: number;
   /** Most windows clustered directly (clustering is cubic); the rest join the nearest centroid. */
   maxClusterWindows?: number;
   /**
@@ -61,12 +68,13 @@ export interface ConfidentSpeech {
   regions: Region[];
 }
 
-/** A voice heard in a single window (under 1.5 s) is not counted as a speaker. */
-const MIN_CLUSTER_WINDOWS = 2;
 /** How many clusters too small to be a person a given count looks past (each look is one more cut of the tree). */
 const MAX_OUTLIER_CLUSTERS = 20;
 
-export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.05, maxClusterWindows: 600, minSpeakerSeconds: 1 };
+/** Without the segmentation model a voice heard in a single window (under 1.5 s) is too easily a cough or a laugh. */
+const UNCONFIRMED_MIN_WINDOWS = 2;
+
+export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.02, minClusterWindows: 1, maxClusterWindows: 600, minSpeakerSeconds: 1 };
 
 /**
  * Windows of `length` seconds every `hop` seconds inside each speech region; a region shorter than
@@ -139,7 +147,7 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
     for (const l of labels) sizes.set(l, (sizes.get(l) ?? 0) + 1);
     const size = (c: number) => sizes.get(c)!;
     const seconds = (c: number) => (confident ? confidentSeconds(confident, picked.filter((_, i) => labels[i] === c && !mixed[picked[i]!])) : Infinity);
-    const enough = (c: number) => countGiven || size(c) >= Math.max(MIN_CLUSTER_WINDOWS, o.minClusterShare * picked.length);
+    const enough = (c: number) => countGiven || size(c) >= Math.max(confident ? o.minClusterWindows : UNCONFIRMED_MIN_WINDOWS, o.minClusterShare * picked.length);
     return [...new Set(labels)].filter((c) => enough(c) && seconds(c) >= o.minSpeakerSeconds).sort((a, b) => size(b) - size(a));
   };
   const pickedTags = tags && picked.map((i) => tags[i] ?? []);

@@ -65,6 +65,21 @@ test("a cluster needs a second of confident speech: one heard in overlap only is
   expect(count(clusterEmbeddings(embeddings, { minSpeakerSeconds: 0 }, [], { windows, regions }))).toBe(3);
 });
 
+test("a person who says one sentence (one window of confident speech) is counted unaided; without that evidence, or in overlap, not", () => {
+  // meeting_trn06: "Aren't they suing you?" (1.1 s) is the only thing a third person says.
+  const { windows, embeddings, voiceOf } = timeline([20, 1, 20]);
+  const labels = clusterEmbeddings(embeddings, {}, [], { windows, regions: [[0, 100]] });
+  expect(count(labels)).toBe(3);
+  expect(labels[20]).not.toBe(labels[0]);
+  expect(labels[20]).not.toBe(labels[30]);
+  expect(count(labels.filter((_, i) => voiceOf[i] === 0))).toBe(1);
+  // Without the segmentation model's word a single window is too easily a cough: two windows needed.
+  expect(count(clusterEmbeddings(embeddings, {}))).toBe(2);
+  // The window heard only in overlap (no confident speech) is not a person either.
+  const lone = windows[20]!;
+  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions: withoutRegions([[0, 100]], [[lone.start, lone.end]]) }))).toBe(2);
+});
+
 test("a given count is kept even where a voice has a single window", () => {
   const { embeddings } = timeline([20, 1, 20]);
   expect(count(clusterEmbeddings(embeddings, {}))).toBe(2);

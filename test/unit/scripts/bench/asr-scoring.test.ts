@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { diarizationErrorRate, normalizeWords, parseRttm, parseTurnText, parseUem, turnSentenceStats, turnsFromWords, wordErrorRate, wordSpeakerErrors } from "../../../../scripts/bench/asr-scoring.ts";
+import { bestMapping, diarizationErrorRate, normalizeWords, parseRttm, parseTurnText, parseUem, turnSentenceStats, turnsFromWords, wordErrorRate, wordSpeakerErrors } from "../../../../scripts/bench/asr-scoring.ts";
 
 describe("word error rate", () => {
   test("ignores case and punctuation", () => {
@@ -18,6 +18,46 @@ describe("word error rate", () => {
   });
   test("empty hypothesis is 100%", () => {
     expect(wordErrorRate("hello world", "").wer).toBe(1);
+  });
+});
+
+describe("speaker mapping", () => {
+  /** The exhaustive search the Hungarian method replaced: every one-to-one mapping, the best total. */
+  const bestTotal = (overlap: number[][]) => {
+    const nr = overlap[0]!.length;
+    const go = (h: number, used: Set<number>): number => {
+      if (h === overlap.length) return 0;
+      let best = go(h + 1, used);
+      for (let r = 0; r < nr; r++) {
+        if (used.has(r)) continue;
+        used.add(r);
+        best = Math.max(best, overlap[h]![r]! + go(h + 1, used));
+        used.delete(r);
+      }
+      return best;
+    };
+    return go(0, new Set());
+  };
+  const total = (overlap: number[][], map: number[]) => map.reduce((s, r, h) => s + (r >= 0 ? overlap[h]![r]! : 0), 0);
+
+  test("finds the best one-to-one total on random matrices of every shape, and maps nothing without overlap", () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let trial = 0; trial < 60; trial++) {
+      const nh = 1 + (trial % 6);
+      const nr = 1 + Math.floor(trial / 10);
+      const overlap = Array.from({ length: nh }, () => Array.from({ length: nr }, () => (rand() < 0.3 ? 0 : Math.round(rand() * 100) / 10)));
+      const map = bestMapping(overlap);
+      expect(total(overlap, map)).toBeCloseTo(bestTotal(overlap), 6);
+      expect(new Set(map.filter((r) => r >= 0)).size).toBe(map.filter((r) => r >= 0).length);
+      map.forEach((r, h) => r >= 0 && expect(overlap[h]![r]!).toBeGreaterThan(0));
+    }
+  });
+
+  test("twenty speakers a side map at once", () => {
+    const overlap = Array.from({ length: 20 }, (_, h) => Array.from({ length: 21 }, (_, r) => (r === (h * 5) % 21 ? 5 : (h + r) % 3)));
+    const map = bestMapping(overlap);
+    expect(map).toEqual(Array.from({ length: 20 }, (_, h) => (h * 5) % 21));
   });
 });
 
