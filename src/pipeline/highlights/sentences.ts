@@ -71,8 +71,12 @@ function stripClosers(t: string): string {
   return t.replace(/["'”’)\]}]+$/, "");
 }
 
-/** Full-width terminal punctuation (Chinese, Japanese) ends a sentence with no space or capital after it. */
-const WIDE_TERMINAL = /[。！？]$/;
+/**
+ * Terminal punctuation of scripts without capitals ends a sentence with no capital after it: full-width
+ * stops (Chinese, Japanese), the danda (Hindi, Marathi, Nepali: । and ॥), the Arabic question mark
+ * and the Urdu full stop (؟ ۔).
+ */
+const WIDE_TERMINAL = /[。！？।॥؟۔]$/;
 
 /**
  * Whether `token` ends a sentence, given the word after it (undefined at the end of the transcript).

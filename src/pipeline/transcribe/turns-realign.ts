@@ -191,7 +191,18 @@ function closeTurn(words: Word[], labels: string[], i: number, o: RealignOptions
   while (j < words.length && labels[j] === labels[i + 1]) j++;
   const resumes = j < words.length && labels[j] === labels[i] && !textStartsSentence(words, j - 1) && !sentenceEndAfter(words, j - 1);
   const cutOff = resumes || BEFORE_NAMES.has(bare(token).toLowerCase()) || words[i + 1]!.start < words[i]!.end;
-  return `${m[1]}${cutOff ? "—" : "."}${m[3]}`;
+  return `${m[1]}${cutOff ? "—" : fullStopFor(m[1]!)}${m[3]}`;
+}
+
+/**
+ * The full stop of the script a word is written in: Chinese and Japanese end sentences with "。", Hindi
+ * and Marathi with "।"; Thai writes none (a space ends a sentence, so nothing is added).
+ */
+function fullStopFor(word: string): string {
+  if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u.test(word)) return "。";
+  if (/\p{Script=Devanagari}$/u.test(word)) return "।";
+  if (/\p{Script=Thai}$/u.test(word)) return "";
+  return ".";
 }
 
 /**

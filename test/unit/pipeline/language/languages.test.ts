@@ -107,6 +107,12 @@ describe("sentences per language", () => {
     expect(joinWords(["東京", "に", "行き", "ます", "。"])).toBe("東京に行きます。");
   });
 
+  test("Hindi's danda, the Arabic question mark and the Urdu full stop end sentences", () => {
+    expect(texts(words("आज मौसम अच्छा है। कल बारिश होगी।"), "hi")).toEqual(["आज मौसम अच्छा है।", "कल बारिश होगी।"]);
+    expect(texts(words("كيف حالك؟ أنا بخير."), "ar")).toEqual(["كيف حالك؟", "أنا بخير."]);
+    expect(texts(words("آج موسم اچھا ہے۔ کل بارش ہوگی۔"), "ur")).toEqual(["آج موسم اچھا ہے۔", "کل بارش ہوگی۔"]);
+  });
+
   test("English keeps its own rules", () => {
     expect(texts(words("Mr. Smith arrived. It rained."), "en")).toEqual(["Mr. Smith arrived.", "It rained."]);
   });

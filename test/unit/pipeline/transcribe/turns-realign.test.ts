@@ -212,6 +212,11 @@ describe("realignTurns", () => {
       ["B", "the relative time did not correspond."],
     ], 3);
     expect(turnsOf(realignTurns(long))).toEqual(["A: we had a long problem with the timings and—", "B: The relative time did not correspond."]);
+    // The stop is the script's own: 。 after Japanese, । after Hindi.
+    const ja = spoken([["A", "わかり ました|"], ["B", "では 始め ましょう。"]], 3);
+    expect(turnsOf(realignTurns(ja))).toEqual(["A: わかり ました。", "B: では 始め ましょう。"]);
+    const hi = spoken([["A", "ठीक है|"], ["B", "चलिए शुरू करते हैं।"]], 3);
+    expect(turnsOf(realignTurns(hi))).toEqual(["A: ठीक है।", "B: चलिए शुरू करते हैं।"]);
   });
   test("a capital that continues a name is not a new sentence", () => {
     // "New | Jersey.": the change one word early moves onto the sentence end despite the capital.
