@@ -16,6 +16,8 @@ import { sampleFrames, sampleSize } from "../../src/media/ffmpeg-frames.ts";
 import { loadFaceDetector, type FaceRegion } from "../../src/inference/face-detector.ts";
 import { detectFaces, planSpeakerCrop } from "../../src/pipeline/render/crop.ts";
 import { cropWindowAt } from "../../src/pipeline/render/crop-path.ts";
+import { DECISIVE_SYNC, LIP_SYNC_FPS, lipSyncWindows } from "../../src/pipeline/render/lip-sync.ts";
+import { TURN_EDGE_SECONDS, turnsFromWords } from "../../src/pipeline/render/faces.ts";
 import { renderClip } from "../../src/pipeline/render/render.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
@@ -60,6 +62,28 @@ describeShared("speaker-following crop", () => {
       if (f0 >= x0 && f1 <= x1) inside++;
     }
     expect(inside / total).toBeGreaterThanOrEqual(0.9);
+  }, 120_000);
+
+  test("a speaker tied to a face decisively by the first lip-sync window gets no second one", async () => {
+    // The pair twice over (looped by frame and by sample, so the voice stays on the lips): two 5 s
+    // turns each, so each speaker has two windows to read.
+    const looped = join(work, "pair-twice.mp4");
+    await ffmpeg([
+      "-y", ...mediaInput(source.path), "-filter_complex", "[0:v]loop=loop=1:size=250:start=0[v];[0:a]aloop=loop=1:size=480000:start=0[a]",
+      "-map", "[v]", "-map", "[a]", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", "-c:a", "aac", looped,
+    ]);
+    const twice = await probeMedia(looped);
+    const turnWords: Word[] = [];
+    for (let t = 0.2; t < 20; t += 0.42) turnWords.push({ word: "word", start: t, end: t + 0.35, speaker: Math.floor(t / 5) % 2 === 0 ? "Speaker 1" : "Speaker 2" });
+    const windows = lipSyncWindows(turnsFromWords(turnWords), TURN_EDGE_SECONDS, { start: 0, end: 20 });
+    expect(windows.filter((w) => w.rank === 1).length).toBe(2);
+    const plan = await planSpeakerCrop(twice, turnWords, 0, 20);
+    const firstRound = windows.filter((w) => w.rank === 0).reduce((n, w) => n + Math.round((w.end - w.start) * LIP_SYNC_FPS) + 1, 0);
+    // The 2 fps tracking samples, and the first round's windows only.
+    expect(plan.framesAnalysed).toBeLessThanOrEqual(41 + firstRound);
+    for (const s of ["Speaker 1", "Speaker 2"]) expect(plan.speakers.confidence.get(s)!).toBeGreaterThanOrEqual(DECISIVE_SYNC);
+    expect(plan.speakers.bySpeaker.get("Speaker 1")).toBe(plan.tracks.find((t) => t.obs[0]!.cx < 0.5)!.id);
+    expect(plan.speakers.bySpeaker.get("Speaker 2")).toBe(plan.tracks.find((t) => t.obs[0]!.cx > 0.5)!.id);
   }, 120_000);
 
   test("the detector runs every 2 s; FaceMesh alone follows the faces on the samples between", async () => {

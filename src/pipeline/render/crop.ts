@@ -6,7 +6,7 @@ import { sampleFrames, sampleSize } from "../../media/ffmpeg-frames.ts";
 import { loadFaceDetector, type FaceDetector, type FaceRegion } from "../../inference/face-detector.ts";
 import { assignSpeakers, attachLipReadings, buildTracks, TURN_EDGE_SECONDS, distinctFaces, regionsToRead, turnsFromWords, type FaceObs, type FaceTrack, type SpeakerFaces, type Turn } from "./faces.ts";
 import { planCropPath } from "./crop-path.ts";
-import { LIP_SYNC_FPS, lipSyncWindows, speechEnvelope, type SpeechEnvelope } from "./lip-sync.ts";
+import { DECISIVE_SYNC, LIP_SYNC_FPS, lipSyncWindows, speechEnvelope, type SpeechEnvelope } from "./lip-sync.ts";
 import { decodeWindow } from "../../media/decode-audio.ts";
 import { scratchDir } from "../../scratch.ts";
 import { rm } from "node:fs/promises";
@@ -96,10 +96,18 @@ export async function planSpeakerCrop(source: MediaInfo, words: Word[], start: n
   let lipFrames = 0;
   if (tracks.length > 1 && turns.length > 0 && source.hasAudio) {
     speech = await speechOf(source, start, end);
-    for (const w of lipSyncWindows(turns, TURN_EDGE_SECONDS, { start, end })) {
-      const dense = await detectFaces(source, w.start, w.end, { ...o, sampleFps: LIP_SYNC_FPS, exact: true });
-      attachLipReadings(tracks, dense);
-      lipFrames += dense.length;
+    const windows = lipSyncWindows(turns, TURN_EDGE_SECONDS, { start, end });
+    // Each speaker's longest turn first; the second windows only where that did not decide.
+    for (const rank of [...new Set(windows.map((w) => w.rank))].sort((a, b) => a - b)) {
+      if (rank > 0) {
+        const tied = assignSpeakers(tracks, turns, speech);
+        if (windows.every((w) => (tied.confidence.get(w.speaker) ?? 0) >= DECISIVE_SYNC)) break;
+      }
+      for (const w of windows.filter((x) => x.rank === rank)) {
+        const dense = await detectFaces(source, w.start, w.end, { ...o, sampleFps: LIP_SYNC_FPS, exact: true });
+        attachLipReadings(tracks, dense);
+        lipFrames += dense.length;
+      }
     }
   }
   const speakers = assignSpeakers(tracks, turns, speech);

@@ -63,6 +63,14 @@ const MIN_SAMPLES = 8;
  */
 export const LIP_SYNC_WINDOW_SECONDS = 4;
 export const LIP_SYNC_WINDOWS_PER_SPEAKER = 2;
+/**
+ * A speaker tied to a face by this much after one window each (own-voice sync minus sync with the
+ * others') needs no second window: one 4 s window reads to about ±0.15, so 0.4 leaves the tie above
+ * the crop's 0.15 trust threshold however the second would read. Still or clearly talking faces get
+ * there (0.66-0.99 on the talking heads), and their second windows were half the face analysis; a
+ * listener who mouths along (0.2-0.45) gets both.
+ */
+export const DECISIVE_SYNC = 0.4;
 
 export function speechEnvelope(samples: Float32Array, sampleRate: number, start = 0): SpeechEnvelope {
   const per = Math.max(1, Math.round(HOP_SECONDS * sampleRate));
@@ -131,13 +139,21 @@ export function lipSync(track: MouthTrack, env: SpeechEnvelope, spans: { start: 
 export const turnInteriors = (turns: Turn[], edge: number) =>
   turns.map((t) => ({ start: t.start + edge, end: t.end - edge })).filter((s) => s.end > s.start);
 
+/** A window to read mouths in: whose turn it lies in, and its rank among that speaker's windows (0: the longest turn's). */
+export interface LipSyncWindow {
+  start: number;
+  end: number;
+  speaker: string;
+  rank: number;
+}
+
 /**
  * Where to read mouths at LIP_SYNC_FPS: for each speaker, the interiors (`edge` off each end) of
  * their LIP_SYNC_WINDOWS_PER_SPEAKER longest turns, each cut to its middle LIP_SYNC_WINDOW_SECONDS;
  * in time order. Interiors too short for a reading are left out. With `within`, turns are first cut
  * to it, so every window lies inside.
  */
-export function lipSyncWindows(turns: Turn[], edge: number, within?: { start: number; end: number }): { start: number; end: number }[] {
+export function lipSyncWindows(turns: Turn[], edge: number, within?: { start: number; end: number }): LipSyncWindow[] {
   // A clip's turns come from the words that overlap it, so a turn can run far outside the clip; only
   // the part inside can be read (a window outside it was a negative decode length: ffmpeg refused it).
   if (within) {
@@ -145,17 +161,17 @@ export function lipSyncWindows(turns: Turn[], edge: number, within?: { start: nu
       .map((t) => ({ ...t, start: Math.max(t.start, within.start), end: Math.min(t.end, within.end) }))
       .filter((t) => t.end > t.start);
   }
-  const chosen: { start: number; end: number }[] = [];
+  const chosen: LipSyncWindow[] = [];
   for (const speaker of new Set(turns.map((t) => t.speaker))) {
     const longest = turnInteriors(turns.filter((t) => t.speaker === speaker), edge)
       .filter((s) => (s.end - s.start) * LIP_SYNC_FPS >= MIN_SAMPLES)
       .sort((a, b) => b.end - b.start - (a.end - a.start))
       .slice(0, LIP_SYNC_WINDOWS_PER_SPEAKER);
-    for (const s of longest) {
+    longest.forEach((s, rank) => {
       const mid = (s.start + s.end) / 2;
       const half = Math.min(s.end - s.start, LIP_SYNC_WINDOW_SECONDS) / 2;
-      chosen.push({ start: mid - half, end: mid + half });
-    }
+      chosen.push({ start: mid - half, end: mid + half, speaker, rank });
+    });
   }
   return chosen.sort((a, b) => a.start - b.start);
 }

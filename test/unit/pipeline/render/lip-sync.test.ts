@@ -124,6 +124,8 @@ describe("lip sync", () => {
     // A: 0-10 s (middle 4 s) and 14.5-20 s (middle 4 s); B: 10-12 s and 13-14.5 s less 0.3 s each
     // end; B's 0.9 s turn leaves 0.3 s, too short for a reading.
     expect(windows.map((w) => [w.start, w.end].map((x) => Number(x.toFixed(2))))).toEqual([[3, 7], [10.3, 11.7], [13.3, 14.2], [15.25, 19.25]]);
+    // Each speaker's longest turn is their first window (rank 0), read before any second one.
+    expect(windows.map((w) => `${w.speaker}${w.rank}`)).toEqual(["A0", "B0", "B1", "A1"]);
   });
 
   test("dense readings join the track whose face is nearest, and lip sync reads them instead of the tracking samples", () => {
