@@ -178,7 +178,7 @@ function realignChange(words: Word[], labels: string[], i: number, o: RealignOpt
  * because it transcribes as if one person spoke, and a turn that simply ended is far more common than
  * one cut off (on the phone call every such mark is a full stop in the human transcript). Changes inside
  * running text (a lower-case word after the change) are left as they are: nothing in the text says a
- * sentence ended there.
+ * sentence ended there, unless the change comes after a pause of `joinAcrossPause` (endsInPause).
  */
 function closeTurn(words: Word[], labels: string[], i: number, o: RealignOptions): string {
   const token = words[i]!.word;
