@@ -16,11 +16,14 @@
  *     [--count threshold | eigengap | vbx] [--eigengap '{"minP":3}'] [--vb '{"fa":0.3,"fb":17}'] [--vb-init 0.5]
  *     (how the count is read: spectral-count.ts, vb-resegment.ts)
  *     [--words /tmp/clipyard-turns-cache] [--model whisper-tiny.en]
+ *     [--joined]   (also the ten AMI openings end to end as one 300 s recording, scored on its own row:
+ *                   a long file, where rules that count windows or their share behave as on an episode)
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { resolveModel } from "../../src/models/store.ts";
 import { diarizeFromEmbeddings, embeddingWindows, type EmbeddingDiarizeOptions } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
@@ -53,11 +56,34 @@ interface Cached {
   embeddings: number[][];
 }
 
+/** Where a file's recording and references are: the shared media, or the folder the joined file is made in. */
+const mediaDir = new Map<string, string>();
+const JOINED = "ami_openings_joined";
+if (process.argv.includes("--joined")) {
+  // The openings one after another (the concat filter over the inputs: the shared files are 16 kHz mono
+  // WAV), their references shifted by 30 s each; AMI speaker ids are per person, so someone in two
+  // openings is one speaker in the joined reference.
+  const parts = ["meeting_excerpt", ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `meeting_trn0${i}`)];
+  const dir = join(cacheDir, "joined");
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, `${JOINED}.wav`))) {
+    await ffmpeg(["-y", ...parts.flatMap((p) => mediaInput(join(SHARED, `${p}.wav`))), "-filter_complex", `concat=n=${parts.length}:v=0:a=1`, "-ar", "16000", "-ac", "1", join(dir, `${JOINED}.wav`)]);
+  }
+  const rttm = parts.flatMap((p, i) =>
+    parseRttm(readFileSync(join(SHARED, `${p}.rttm`), "utf8")).map((t) => `SPEAKER ${JOINED} 1 ${(t.start + 30 * i).toFixed(3)} ${(t.end - t.start).toFixed(3)} <NA> <NA> ${t.speaker} <NA> <NA>`),
+  );
+  writeFileSync(join(dir, `${JOINED}.rttm`), rttm.join("\n") + "\n");
+  writeFileSync(join(dir, `${JOINED}.uem`), `${JOINED} 1 0.000 ${(30 * parts.length).toFixed(3)}\n`);
+  mediaDir.set(JOINED, dir);
+  FILES.push(JOINED);
+}
+const media = (name: string) => mediaDir.get(name) ?? SHARED;
+
 async function features(name: string): Promise<Cached> {
   const path = join(cacheDir, `${name}.json`);
   if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8"));
   const wav = join(cacheDir, `${name}.wav`);
-  await decodeToSpeechWav(join(SHARED, `${name}.wav`), wav);
+  await decodeToSpeechWav(join(media(name), `${name}.wav`), wav);
   const audio = openWav(wav);
   try {
     const duration = audio.length / audio.sampleRate;
@@ -108,13 +134,13 @@ const scored: ScoredFile[] = [];
 for (const name of FILES) {
   const c = await features(name);
   const words = cachedWords(name);
-  const reference = parseRttm(readFileSync(join(SHARED, `${name}.rttm`), "utf8"));
+  const reference = parseRttm(readFileSync(join(media(name), `${name}.rttm`), "utf8"));
   const fileOpts = speakersArg === "ref" ? { ...opts, numSpeakers: new Set(reference.map((t) => t.speaker)).size } : opts;
   const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, fileOpts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech });
   let turns: ScoredFile["turns"];
   let shownSpeakers: number | undefined;
   let transcriptDer: number | undefined;
-  const uem = join(SHARED, `${name}.uem`);
+  const uem = join(media(name), `${name}.uem`);
   const scoredRegions = existsSync(uem) ? parseUem(readFileSync(uem, "utf8")) : undefined;
   if (words.length) {
     const realigned = realignTurns(words.map((w, i) => ({ ...w, speaker: r.speakers[i]! })));
