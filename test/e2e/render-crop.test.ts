@@ -180,7 +180,7 @@ async function speakerInCrop(o: PairOptions): Promise<number> {
     total++;
     if (faceX - 120 >= x0 && faceX + 120 <= x1) inside++;
   }
-  console.log(`listener at ${o.listenerSpeed ?? 0.5}x${o.pan ? ", panning" : ""}: ${plan.path.mode}, speaker in crop ${((100 * inside) / total).toFixed(1)}%`);
+  console.log(`listener at ${o.listenerSpeed ?? 0.5}x${o.pan ? ", panning" : ""}: ${plan.path.mode}, speaker in crop ${((100 * inside) / total).toFixed(1)}%, ties ${[...plan.speakers.confidence].map(([s, c]) => `${s} ${c.toFixed(2)}`).join(", ")}`);
   return inside / total;
 }
 
@@ -193,5 +193,12 @@ describeShared("speaker-following crop with a listener who moves", () => {
 
   test("listener at half speed, both shots panning: the crop stays on the speaker in >= 90% of instants", async () => {
     expect(await speakerInCrop({ listener: "moving", listenerSpeed: 0.5, pan: true })).toBeGreaterThanOrEqual(0.9);
+  }, 120_000);
+
+  // Near their own talking rhythm one 4 s window reads the second speaker's tie at 0.16-0.18 here (0.12,
+  // under the crop's 0.15 trust threshold, in an earlier encoding of the pair, when the crop stayed on the
+  // listener: 50%); with two faces and two speakers the face left by elimination is theirs either way.
+  test("listener at 0.8x speed: the crop stays on the speaker in >= 90% of instants", async () => {
+    expect(await speakerInCrop({ listener: "moving", listenerSpeed: 0.8 })).toBeGreaterThanOrEqual(0.9);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 /** The crop path that follows the active speaker, and the graph it becomes (pure). */
 import { describe, expect, test } from "bun:test";
 import type { FaceObs } from "../../../../src/pipeline/render/faces.ts";
-import { cropWindowAt, ease, planCropPath, planShots } from "../../../../src/pipeline/render/crop-path.ts";
+import { cropWindowAt, ease, planCropPath, planShots, trustedFaces } from "../../../../src/pipeline/render/crop-path.ts";
 import { videoFilter } from "../../../../src/pipeline/render/graph.ts";
 
 function obs(t: number, cx: number, mouth: number): FaceObs {
@@ -56,6 +56,23 @@ describe("crop path", () => {
     expect(planCropPath({ ...input, tracks: [], turns }).mode).toBe("fit");
     const close = [tracks[0]!, { id: 1, obs: tracks[1]!.obs.map((o) => ({ ...o, cx: 0.3 })) }];
     expect(planCropPath({ ...input, tracks: close, speakers: unsure, turns }).mode).toBe("fit");
+  });
+
+  test("by elimination: with as many faces as speakers, the last speaker takes the face left even under the threshold", () => {
+    const turns = [{ speaker: "A", start: 0, end: 5 }, { speaker: "B", start: 5, end: 10 }];
+    // B's one lip-sync window read 0.12 (a listener mouthing along at 0.8x speed), A's 0.6.
+    const weak = { bySpeaker: new Map([["A", 0], ["B", 1]]), confidence: new Map([["A", 0.6], ["B", 0.12]]) };
+    expect([...trustedFaces({ tracks, speakers: weak, turns })]).toEqual([["A", 0], ["B", 1]]);
+    expect(planShots({ ...input, speakers: weak, turns }).map((s) => s.track)).toEqual([0, 1]);
+    // A third face (someone else in the shot): no elimination, B stays untrusted.
+    const third = { id: 2, obs: tracks[0]!.obs.map((o) => ({ ...o, cx: 0.5 })) };
+    expect([...trustedFaces({ tracks: [...tracks, third], speakers: weak, turns })]).toEqual([["A", 0]]);
+    // Neither tied with confidence: nothing to eliminate from.
+    const both = { bySpeaker: new Map([["A", 0], ["B", 1]]), confidence: new Map([["A", 0.1], ["B", 0.12]]) };
+    expect(trustedFaces({ tracks, speakers: both, turns }).size).toBe(0);
+    // B not assigned at all (its score was not above 0): it gets nothing.
+    const unassigned = { bySpeaker: new Map([["A", 0]]), confidence: new Map([["A", 0.6]]) };
+    expect([...trustedFaces({ tracks, speakers: unassigned, turns })]).toEqual([["A", 0]]);
   });
 
   test("split framing stacks two 1080x960 panes", () => {
