@@ -17,14 +17,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
-import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { loadFaceDetector } from "../../src/inference/face-detector.ts";
 import { planSpeakerCrop } from "../../src/pipeline/render/crop.ts";
 import { cropWindowAt } from "../../src/pipeline/render/crop-path.ts";
 import { median } from "../../src/pipeline/vector-math.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
-import { PAIR_SHOTS, pairPan, talkingHeadsPair } from "../../test/helpers/compositions.ts";
+import { loopedPair, PAIR_SHOTS, pairPan, talkingHeadsPair } from "../../test/helpers/compositions.ts";
 import { numberFlag, stringFlag } from "./load.ts";
 
 const RUNS = numberFlag("runs", 3);
@@ -45,14 +44,7 @@ type Kind = keyof typeof KINDS;
 async function composition(dir: string, kind: Kind): Promise<MediaInfo> {
   const name = kind.replace(/[^a-z0-9]+/g, "-");
   const pair = await talkingHeadsPair(join(dir, `pair-${name}.mp4`), { turn: TURN, crf: 18, ...KINDS[kind] });
-  const long = join(dir, `source-${name}.mp4`);
-  // Looped by the frame and by the sample, re-encoded: a stream-copy loop let the video run 20 ms
-  // longer than the audio per pass (AAC padding), 90 ms out of sync by the end, and lip sync with it.
-  const loops = Math.ceil(SECONDS / (2 * TURN));
-  await ffmpeg([
-    "-y", ...mediaInput(pair), "-filter_complex", `[0:v]loop=loop=${loops}:size=${50 * TURN}:start=0[v];[0:a]aloop=loop=${loops}:size=${96000 * TURN}:start=0[a]`,
-    "-map", "[v]", "-map", "[a]", "-t", String(SECONDS), "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-c:a", "aac", "-b:a", "192k", long,
-  ]);
+  const long = await loopedPair(pair, join(dir, `source-${name}.mp4`), SECONDS, { turn: TURN });
   return probeMedia(long);
 }
 

@@ -27,7 +27,7 @@ import { FORMATS, framingFilter, type ClipFormat, type CropPath } from "../../sr
 import { planSpeakerCrop } from "../../src/pipeline/render/crop.ts";
 import { median } from "../../src/pipeline/vector-math.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
-import { talkingHeadsPair } from "../../test/helpers/compositions.ts";
+import { loopedPair, talkingHeadsPair } from "../../test/helpers/compositions.ts";
 import { benchJob, printJobBench } from "./job.ts";
 import { numberFlag, stringFlag } from "./load.ts";
 import { setLogLevel } from "../../src/log.ts";
@@ -42,14 +42,7 @@ if (!process.env.CLIPYARD_LOG_LEVEL) setLogLevel("warn");
 
 async function buildSource(dir: string): Promise<{ video: MediaInfo; audio: MediaInfo; words: Word[] }> {
   const pair = await talkingHeadsPair(join(dir, "pair.mp4"), { crf: 18 });
-  const long = join(dir, "source.mp4");
-  // Looped by the frame and by the sample, re-encoded (as faces.ts does): a stream-copy loop let the
-  // video run 20 ms longer than the audio per pass (AAC padding), so lip sync read a voice drifting
-  // out of step with the mouths, and the speaker crop's analysis never decided early.
-  await ffmpeg([
-    "-y", ...mediaInput(pair), "-filter_complex", "[0:v]loop=loop=5:size=250:start=0[v];[0:a]aloop=loop=5:size=480000:start=0[a]",
-    "-map", "[v]", "-map", "[a]", "-t", "60", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-c:a", "aac", "-b:a", "192k", long,
-  ]);
+  const long = await loopedPair(pair, join(dir, "source.mp4"), 60);
   const wav = join(dir, "source.wav");
   await ffmpeg(["-y", ...mediaInput(long), "-vn", "-c:a", "pcm_s16le", wav]);
   const words: Word[] = [];

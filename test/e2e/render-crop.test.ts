@@ -21,7 +21,7 @@ import { TURN_EDGE_SECONDS, turnsFromWords } from "../../src/pipeline/render/fac
 import { renderClip } from "../../src/pipeline/render/render.ts";
 import type { MediaInfo, Word } from "../../src/pipeline/types.ts";
 import { SHARED_MEDIA } from "../helpers/paths.ts";
-import { PAIR_SHOTS, pairPan, testPair, type PairOptions } from "../helpers/compositions.ts";
+import { loopedPair, PAIR_SHOTS, pairPan, testPair, type PairOptions } from "../helpers/compositions.ts";
 import { beforeAllShared, describeShared } from "../helpers/shared.ts";
 
 const MEDIA = SHARED_MEDIA;
@@ -65,13 +65,9 @@ describeShared("speaker-following crop", () => {
   }, 120_000);
 
   test("a speaker tied to a face decisively by the first lip-sync window gets no second one", async () => {
-    // The pair twice over (looped by frame and by sample, so the voice stays on the lips): two 5 s
+    // The pair twice over (loopedPair keeps the voice on the lips): two 5 s
     // turns each, so each speaker has two windows to read.
-    const looped = join(work, "pair-twice.mp4");
-    await ffmpeg([
-      "-y", ...mediaInput(source.path), "-filter_complex", "[0:v]loop=loop=1:size=250:start=0[v];[0:a]aloop=loop=1:size=480000:start=0[a]",
-      "-map", "[v]", "-map", "[a]", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", "-c:a", "aac", looped,
-    ]);
+    const looped = await loopedPair(source.path, join(work, "pair-twice.mp4"), 20, { preset: "ultrafast", crf: 20 });
     const twice = await probeMedia(looped);
     const turnWords: Word[] = [];
     for (let t = 0.2; t < 20; t += 0.42) turnWords.push({ word: "word", start: t, end: t + 0.35, speaker: Math.floor(t / 5) % 2 === 0 ? "Speaker 1" : "Speaker 2" });
