@@ -70,4 +70,26 @@ describe("speakers", () => {
     },
     SLOW,
   );
+  test(
+    "a theme tune before and after the talk is not a speaker",
+    async () => {
+      // A tremolo chord with noise beats: the segmentation model calls it speech (without music-windows.ts
+      // it was a third voice in the activity), but it never pauses the way speech does.
+      const tune = join(work, "tune.wav");
+      const talk = join(work, "talk.wav");
+      const mixed = join(work, "tune-talk-tune.wav");
+      const ff = (args: string[]) => runTool("ffmpeg", ["-y", "-loglevel", "error", ...args]);
+      await ff([
+        "-f", "lavfi", "-i", "aevalsrc='0.2*(sin(2*PI*220*t)+sin(2*PI*277*t)+sin(2*PI*330*t))*(0.75+0.25*sin(2*PI*6*t))':s=16000:d=12",
+        "-f", "lavfi", "-i", "anoisesrc=c=pink:a=0.3:d=12:r=16000:seed=7",
+        "-filter_complex", "[1]volume='if(lt(mod(t,0.5),0.05),1,0)':eval=frame[b];[0][b]amix=inputs=2:normalize=0,afade=t=out:st=10:d=2", tune,
+      ]);
+      await ff(["-i", join(ROOT_DIR, "fixtures", "sample", "rooftop-hours.m4a"), "-t", "40", "-ac", "1", "-ar", "16000", talk]);
+      await ff(["-i", tune, "-i", talk, "-i", tune, "-filter_complex", "[0][1][2]concat=n=3:v=0:a=1", "-ac", "1", "-ar", "16000", mixed]);
+      const t = await transcribeFile(mixed);
+      expect(new Set(t.speakerActivity!.map((a) => a.speaker)).size).toBe(2);
+      expect(speakersOf(t).size).toBe(2);
+    },
+    SLOW,
+  );
 });

@@ -66,10 +66,15 @@ export interface ConfidentSpeech {
   windows: Window[];
   /** Speech the segmentation model hears, less where it hears two voices at once. */
   regions: Region[];
+  /** Per window, music or singing (music-windows.ts): none of it is confident speech, whatever the segmentation model hears. */
+  music?: boolean[];
 }
 
 /** How many clusters too small to be a person a given count looks past (each look is one more cut of the tree). */
 const MAX_OUTLIER_CLUSTERS = 20;
+
+/** A cluster with at least this share of its windows music (music-windows.ts) is not a person. */
+const MUSIC_CLUSTER_SHARE = 0.5;
 
 /** Without the segmentation model a voice heard in a single window (under 1.5 s) is too easily a cough or a laugh. */
 const UNCONFIRMED_MIN_WINDOWS = 2;
@@ -148,7 +153,9 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
     const size = (c: number) => sizes.get(c)!;
     const seconds = (c: number) => (confident ? confidentSeconds(confident, picked.filter((_, i) => labels[i] === c && !mixed[picked[i]!])) : Infinity);
     const enough = (c: number) => countGiven || size(c) >= Math.max(confident ? o.minClusterWindows : UNCONFIRMED_MIN_WINDOWS, o.minClusterShare * picked.length);
-    return [...new Set(labels)].filter((c) => enough(c) && seconds(c) >= o.minSpeakerSeconds).sort((a, b) => size(b) - size(a));
+    // A voice mostly heard over music or singing is the music (a theme tune, a song), not a person.
+    const music = (c: number) => (confident?.music ? picked.filter((w, i) => labels[i] === c && confident.music![w]).length / size(c) : 0);
+    return [...new Set(labels)].filter((c) => enough(c) && seconds(c) >= o.minSpeakerSeconds && music(c) < MUSIC_CLUSTER_SHARE).sort((a, b) => size(b) - size(a));
   };
   const pickedTags = tags && picked.map((i) => tags[i] ?? []);
   const tree = pickedTags ? undefined : averageLinkage(dist);
@@ -221,7 +228,10 @@ export function givenCountOfPeople(count: number, limit: number, labelsFor: (k: 
 
 /** Seconds of `confident.regions` the windows numbered `ids` cover together (overlapping windows count once). */
 export function confidentSeconds(confident: ConfidentSpeech, ids: number[]): number {
-  const spans = ids.map((i) => [confident.windows[i]!.start, confident.windows[i]!.end] as Region).sort((a, b) => a[0] - b[0]);
+  const spans = ids
+    .filter((i) => !confident.music?.[i])
+    .map((i) => [confident.windows[i]!.start, confident.windows[i]!.end] as Region)
+    .sort((a, b) => a[0] - b[0]);
   const merged = mergeRegions(spans);
   let total = 0;
   for (const [a, b] of merged) for (const [c, d] of confident.regions) total += Math.max(0, Math.min(b, d) - Math.max(a, c));
@@ -344,10 +354,10 @@ export function diarizeFromEmbeddings(
   words: TimedWord[],
   opts: EmbeddingDiarizeOptions = {},
   overlaps: Region[] = [],
-  local?: { frames: LocalFrames; duration: number; speech?: Region[] },
+  local?: { frames: LocalFrames; duration: number; speech?: Region[]; music?: boolean[] },
 ): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
   const mixed = windows.map((w) => overlapSeconds(w, overlaps) > MIXED_SHARE * (w.end - w.start));
-  const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, overlaps) } : undefined;
+  const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, overlaps), music: local.music } : undefined;
   const links = opts.links ?? false;
   const tags = local && links ? localSpeakerTags(windows, local.frames, links === true ? {} : links) : undefined;
   const labels = clusterEmbeddings(embeddings, opts, mixed, confident, tags);

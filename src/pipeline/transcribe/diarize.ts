@@ -13,6 +13,7 @@ import { diarizeFromEmbeddings, embeddingWindows, type Window } from "./diarize-
 import type { LocalFrames } from "./diarize-local.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings, type SpeakerEngineChoice, type SpeakerEnginePlan } from "./speaker-engine.ts";
 import { mergeRegions, speechRegions, type Region, type VadOptions } from "./vad.ts";
+import { musicWindows } from "./music-windows.ts";
 
 export const SPEAKER_EMBEDDING_MODEL = "campplus-zh-en";
 export const SEGMENTATION_MODEL = "pyannote-segmentation-3.0";
@@ -123,7 +124,7 @@ const fallbackWarning = (why: string) => `speaker labels from MFCC clustering, n
  */
 export type SpeakerEvidence =
   | { kind: "mfcc"; warning?: string }
-  | { kind: "neural"; regions: Region[]; overlaps: Region[]; windows: Window[]; embeddings: number[][]; local?: { frames: LocalFrames; duration: number; speech: Region[] }; engine: string; warning?: string };
+  | { kind: "neural"; regions: Region[]; overlaps: Region[]; windows: Window[]; embeddings: number[][]; local?: { frames: LocalFrames; duration: number; speech: Region[]; music?: boolean[] }; engine: string; warning?: string };
 
 export type SpeakerEvidenceInput = Omit<LabelSpeakersInput, "words" | "numSpeakers">;
 
@@ -152,7 +153,8 @@ export async function speakerEvidence(input: SpeakerEvidenceInput): Promise<Spea
     const engine = `CAM++ speaker embeddings (${SPEAKER_EMBEDDING_MODEL})${where}${"reason" in seg ? "" : ` + pyannote segmentation-3.0 speech and overlap${where}`}`;
     const warning = "reason" in seg ? `overlapping speech not detected and quiet speech left to the VAD: ${seg.reason}` : undefined;
     if ("reason" in seg) log.warn("segmentation model unavailable; diarizing without overlap detection", { reason: seg.reason });
-    const local = "reason" in seg ? undefined : seg.local;
+    // Music and singing the segmentation model took for speech are not confident speech (music-windows.ts).
+    const local = "reason" in seg ? undefined : { ...seg.local, music: musicWindows(input.audio, windows) };
     if (!windows.length) return { kind: "neural", regions, overlaps, windows, embeddings: [], local, engine, warning };
     const embedRun = await timed(() => speakerEmbeddings(plan, modelPath, input.wav, input.audio, windows.map((w) => [w.start, w.end]), input.signal));
     input.onStats?.("embed", embedRun.usage);

@@ -57,6 +57,36 @@ test("a voice heard only where the segmentation model hears no speech (music, si
   expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions: [[0, 100]] }))).toBe(3);
 });
 
+test("a voice whose windows are mostly music is not a person, even where the segmentation model hears speech", () => {
+  // Two people, then 8 windows of a theme tune the segmentation model calls speech (it does, for tones and singing).
+  const { windows, embeddings, voiceOf } = timeline([20, 20, 8]);
+  const regions: Array<[number, number]> = [[0, 100]];
+  const tune = voiceOf.map((v) => v === 2);
+  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions }))).toBe(3);
+  const labels = clusterEmbeddings(embeddings, {}, [], { windows, regions, music: tune });
+  expect(count(labels)).toBe(2);
+  expect(labels[0]).not.toBe(labels[25]);
+  // Half of it music is enough (a sung verse has a held note between words); under half is not.
+  const half = voiceOf.map((v, i) => v === 2 && i % 2 === 0);
+  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: half }))).toBe(2);
+  const third = voiceOf.map((v, i) => v === 2 && i % 3 === 0);
+  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: third }))).toBe(3);
+  // A person with a few windows over music (talking over the tune) stays a person.
+  const overTune = voiceOf.map((v, i) => v === 1 && i % 4 === 0);
+  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: overTune }))).toBe(3);
+});
+
+test("music windows are not confident speech", () => {
+  const windows: Window[] = [
+    { start: 0, end: 1.5 },
+    { start: 2, end: 3.5 },
+  ];
+  const regions: Array<[number, number]> = [[0, 10]];
+  expect(confidentSeconds({ windows, regions }, [0, 1])).toBeCloseTo(3, 6);
+  expect(confidentSeconds({ windows, regions, music: [true, false] }, [0, 1])).toBeCloseTo(1.5, 6);
+  expect(confidentSeconds({ windows, regions, music: [true, true] }, [0, 1])).toBe(0);
+});
+
 test("a cluster needs a second of confident speech: one heard in overlap only is not counted", () => {
   const { windows, embeddings } = timeline([20, 20, 4]);
   const overlapStart = windows[40]!.start;

@@ -1,0 +1,41 @@
+/** Music against speech by the share of low-energy frames: constructed signals with known answers. */
+import { expect, test } from "bun:test";
+import { lowEnergyShare, MUSIC_LOW_ENERGY_SHARE, musicWindows } from "../../../../src/pipeline/transcribe/music-windows.ts";
+import type { PcmSource } from "../../../../src/media/wav.ts";
+
+const SR = 16000;
+
+function signal(seconds: number, at: (t: number) => number): Float32Array {
+  return Float32Array.from({ length: Math.round(seconds * SR) }, (_, i) => at(i / SR));
+}
+
+/** A held chord: three partials at a steady level. */
+const chord = (t: number) => 0.2 * (Math.sin(2 * Math.PI * 220 * t) + Math.sin(2 * Math.PI * 277 * t) + Math.sin(2 * Math.PI * 330 * t));
+/** Syllables: a voiced tone on for 150 ms of every 250 ms (4 a second), near silence between. */
+const syllables = (t: number) => (t % 0.25 < 0.15 ? 0.5 * Math.sin(2 * Math.PI * 150 * t) : 0.002 * Math.sin(2 * Math.PI * 3000 * t));
+
+function source(samples: Float32Array): PcmSource {
+  return { sampleRate: SR, length: samples.length, read: (start, n) => samples.subarray(Math.max(0, start), Math.min(samples.length, start + n)) };
+}
+
+test("a held chord has no low-energy frames; syllables at four a second have many; silence is not music", () => {
+  expect(lowEnergyShare(signal(1.5, chord), SR)).toBeLessThan(MUSIC_LOW_ENERGY_SHARE);
+  expect(lowEnergyShare(signal(1.5, syllables), SR)).toBeGreaterThan(0.3);
+  expect(lowEnergyShare(new Float32Array(SR), SR)).toBe(1);
+  // A drum under the chord (a beat every half second) leaves it music.
+  const beat = (t: number) => chord(t) + (t % 0.5 < 0.03 ? 0.8 * Math.sin(2 * Math.PI * 60 * t) : 0);
+  expect(lowEnergyShare(signal(1.5, beat), SR)).toBeLessThan(MUSIC_LOW_ENERGY_SHARE);
+});
+
+test("windows are judged one by one, and a window under half a second is never music", () => {
+  const audio = signal(6, (t) => (t < 3 ? chord(t) : syllables(t)));
+  const flags = musicWindows(source(audio), [
+    { start: 0, end: 1.5 },
+    { start: 1.5, end: 3 },
+    { start: 3, end: 4.5 },
+    { start: 4.5, end: 6 },
+    { start: 0.5, end: 1.2 },
+    { start: 1, end: 1.4 },
+  ]);
+  expect(flags).toEqual([true, true, false, false, true, false]);
+});
