@@ -48,9 +48,11 @@ describe("MCP Inspector CLI against clipyard mcp", () => {
   test("tools/call list_jobs returns the API's List envelope", async () => {
     const result = (await inspector("--method", "tools/call", "--tool-name", "list_jobs", "--tool-arg", "limit=5")) as {
       isError?: boolean;
+      content?: Array<{ text?: string }>;
       structuredContent: unknown;
     };
-    expect(result.isError).toBeFalsy();
+    // On failure the assertion shows the tool's error text, not a bare `true`.
+    expect({ isError: result.isError ?? false, error: result.isError ? result.content?.map((c) => c.text).join("\n") : null }).toEqual({ isError: false, error: null });
     const list = JobListSchema.parse(result.structuredContent);
     expect(list.object).toBe("list");
     expect(list.data.map((j) => j.id)).toEqual([jobId]);

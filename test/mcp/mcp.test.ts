@@ -29,6 +29,12 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return (await client.callTool({ name, arguments: args })) as ToolCall;
 }
 
+/** A tool call that worked; when it did not, the assertion shows the tool's error text (a 507 under the disk reserve, a 401). */
+function succeeded(result: ToolCall) {
+  const text = result.content.map((c) => c.text ?? "").join("\n");
+  expect({ isError: result.isError ?? false, error: result.isError ? text : null }).toEqual({ isError: false, error: null });
+}
+
 function apiError(result: ToolCall) {
   expect(result.isError).toBe(true);
   const err = (result.structuredContent as { error: { type: string; code: string; message: string; param: string | null; request_id: string | null } }).error;
@@ -89,7 +95,7 @@ describe("clipyard mcp against a real appliance", () => {
       source: { type: "video_url", url: "https://media.example.com/episode-12.mp4" },
       options: { include_trailer: true },
     });
-    expect(submitted.isError).toBeFalsy();
+    succeeded(submitted);
     const queued = JobSchema.parse(submitted.structuredContent);
     expect(queued.id).toStartWith("job_");
     expect(queued.status).toBe("queued");
@@ -101,7 +107,7 @@ describe("clipyard mcp against a real appliance", () => {
     while (job.status !== "complete" && job.status !== "failed" && Date.now() < deadline) {
       await Bun.sleep(250);
       const got = await call(session.client, "get_job", { id: queued.id });
-      expect(got.isError).toBeFalsy();
+      succeeded(got);
       job = JobSchema.parse(got.structuredContent);
     }
     // A failed job here names its cause (e.g. missing sandbox fixtures) in the assertion message.
@@ -111,7 +117,7 @@ describe("clipyard mcp against a real appliance", () => {
     expect(job.output?.guest_share_url).toContain("/share/");
 
     const listed = await call(session.client, "list_jobs", { limit: 5 });
-    expect(listed.isError).toBeFalsy();
+    succeeded(listed);
     const list = JobListSchema.parse(listed.structuredContent);
     expect(list.object).toBe("list");
     expect(list.data.map((j) => j.id)).toContain(queued.id);
@@ -121,7 +127,7 @@ describe("clipyard mcp against a real appliance", () => {
     const path = speechWav();
     const args = { source: { type: "local_file", path }, idempotency_key: "local-file-key-1" };
     const submitted = await call(session.client, "submit_job", args);
-    expect(submitted.isError).toBeFalsy();
+    succeeded(submitted);
     const queued = JobSchema.parse(submitted.structuredContent);
     expect(queued.source.type).toBe("upload");
     expect(queued.source.upload_id).toStartWith("upl_");
@@ -183,7 +189,7 @@ describe("clipyard mcp against a real appliance", () => {
       // A real media file in an allowed folder, reached through `..`, is still accepted.
       copyFileSync(speechWav(), join(home, "mine.wav"));
       const ok = await call(session.client, "submit_job", { source: { type: "local_file", path: `${home}/../${basename(home)}/mine.wav` } });
-      expect(ok.isError).toBeFalsy();
+      succeeded(ok);
       const job = JobSchema.parse(ok.structuredContent);
       const upload = await fetch(`${appliance.baseUrl}/v1/uploads/${job.source.upload_id}`, { headers: { authorization: `Bearer ${key}` } });
       expect(await upload.json()).toMatchObject({ status: "complete", size: statSync(speechWav()).size, filename: "mine.wav" });
@@ -195,7 +201,7 @@ describe("clipyard mcp against a real appliance", () => {
   test("list_jobs pages with limit and starting_after", async () => {
     for (const n of [1, 2]) {
       const r = await call(session.client, "submit_job", { source: { type: "video_url", url: `https://media.example.com/page-${n}.mp4` } });
-      expect(r.isError).toBeFalsy();
+      succeeded(r);
     }
     const first = JobListSchema.parse((await call(session.client, "list_jobs", { limit: 1 })).structuredContent);
     expect(first.data).toHaveLength(1);
