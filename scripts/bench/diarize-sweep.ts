@@ -30,6 +30,7 @@ import { diarizeFromEmbeddings, embeddingWindows, type EmbeddingDiarizeOptions }
 import { SEGMENTATION_MODEL, SEGMENTATION_OVERLAP, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
+import { musicWindows } from "../../src/pipeline/transcribe/music-windows.ts";
 import { mergeRegions, speechRegions, type Region } from "../../src/pipeline/transcribe/vad.ts";
 import { diarizationErrorRate, parseRttm, parseUem, turnSentenceStats } from "./asr-scoring.ts";
 import { diarizationSummary, type ScoredFile } from "./asr-diarization.ts";
@@ -54,6 +55,8 @@ interface Cached {
   duration: number;
   windows: Array<{ start: number; end: number }>;
   embeddings: number[][];
+  /** Per window, music or singing (music-windows.ts). */
+  music?: boolean[];
 }
 
 /** Where a file's recording and references are: the shared media, or the folder the joined file is made in. */
@@ -81,8 +84,22 @@ const media = (name: string) => mediaDir.get(name) ?? SHARED;
 
 async function features(name: string): Promise<Cached> {
   const path = join(cacheDir, `${name}.json`);
-  if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8"));
   const wav = join(cacheDir, `${name}.wav`);
+  if (existsSync(path)) {
+    const c: Cached = JSON.parse(readFileSync(path, "utf8"));
+    if (c.music) return c;
+    // A cache from before music-windows.ts: add the windows' music flags.
+    await decodeToSpeechWav(join(media(name), `${name}.wav`), wav);
+    const audio = openWav(wav);
+    try {
+      c.music = musicWindows(audio, c.windows);
+    } finally {
+      audio.close();
+      rmSync(wav, { force: true });
+    }
+    writeFileSync(path, JSON.stringify(c));
+    return c;
+  }
   await decodeToSpeechWav(join(media(name), `${name}.wav`), wav);
   const audio = openWav(wav);
   try {
@@ -96,7 +113,7 @@ async function features(name: string): Promise<Cached> {
     const regions = mergeRegions([...vadRegions, ...speech]);
     const windows = embeddingWindows(regions);
     const embeddings = await speakerEmbeddings(plan, resolveModel(SPEAKER_EMBEDDING_MODEL), wav, audio, windows.map((w) => [w.start, w.end]));
-    const c: Cached = { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings };
+    const c: Cached = { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings, music: musicWindows(audio, windows) };
     writeFileSync(path, JSON.stringify(c));
     return c;
   } finally {
@@ -136,7 +153,7 @@ for (const name of FILES) {
   const words = cachedWords(name);
   const reference = parseRttm(readFileSync(join(media(name), `${name}.rttm`), "utf8"));
   const fileOpts = speakersArg === "ref" ? { ...opts, numSpeakers: new Set(reference.map((t) => t.speaker)).size } : opts;
-  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, fileOpts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech });
+  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, fileOpts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech, music: c.music });
   let turns: ScoredFile["turns"];
   let shownSpeakers: number | undefined;
   let transcriptDer: number | undefined;

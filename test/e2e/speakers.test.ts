@@ -89,6 +89,10 @@ describe("speakers", () => {
       const t = await transcribeFile(mixed);
       expect(new Set(t.speakerActivity!.map((a) => a.speaker)).size).toBe(2);
       expect(speakersOf(t).size).toBe(2);
+      // And while it plays nobody speaks (the talk is 12-52 s; a turn may end up to a window, 1.5 s, late).
+      const during = (a: number, b: number) => t.speakerActivity!.filter((x) => x.start < b && x.end > a).map((x) => `${x.speaker} ${x.start}-${x.end}`);
+      expect(during(0, 11.5)).toEqual([]);
+      expect(during(53.5, 64)).toEqual([]);
     },
     SLOW,
   );

@@ -153,9 +153,13 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
     const size = (c: number) => sizes.get(c)!;
     const seconds = (c: number) => (confident ? confidentSeconds(confident, picked.filter((_, i) => labels[i] === c && !mixed[picked[i]!])) : Infinity);
     const enough = (c: number) => countGiven || size(c) >= Math.max(confident ? o.minClusterWindows : UNCONFIRMED_MIN_WINDOWS, o.minClusterShare * picked.length);
-    // A voice mostly heard over music or singing is the music (a theme tune, a song), not a person.
-    const music = (c: number) => (confident?.music ? picked.filter((w, i) => labels[i] === c && confident.music![w]).length / size(c) : 0);
-    return [...new Set(labels)].filter((c) => enough(c) && seconds(c) >= o.minSpeakerSeconds && music(c) < MUSIC_CLUSTER_SHARE).sort((a, b) => size(b) - size(a));
+    return [...new Set(labels)].filter((c) => enough(c) && seconds(c) >= o.minSpeakerSeconds && !isMusic(labels, c)).sort((a, b) => size(b) - size(a));
+  };
+  // A voice mostly heard over music or singing is the music (a theme tune, a song), not a person.
+  const isMusic = (labels: number[], c: number) => {
+    if (!confident?.music) return false;
+    const ids = picked.filter((_, i) => labels[i] === c);
+    return ids.filter((w) => confident.music![w]).length >= MUSIC_CLUSTER_SHARE * ids.length;
   };
   const pickedTags = tags && picked.map((i) => tags[i] ?? []);
   const tree = pickedTags ? undefined : averageLinkage(dist);
@@ -185,10 +189,14 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   }
   const pickedVecs = picked.map((i) => vecs[i]!);
   const remap = new Map(kept.map((c, i) => [c, i]));
+  // The music keeps centroids of its own (numbered after the people's), so that the windows nearest it
+  // are nobody's speech: a theme tune is not a stretch of the host's turn.
+  const music = [...new Set(labels)].filter((c) => !remap.has(c) && isMusic(labels, c));
+  const groups = new Map([...kept, ...music].map((c, i) => [c, i]));
   let centres = centroids(
-    pickedVecs.filter((_, i) => remap.has(labels[i]!)),
-    labels.filter((l) => remap.has(l)).map((l) => remap.get(l)!),
-    kept.length,
+    pickedVecs.filter((_, i) => groups.has(labels[i]!)),
+    labels.filter((l) => groups.has(l)).map((l) => groups.get(l)!),
+    groups.size,
   );
   // One reassignment pass to the centroids: places the windows clustered early by a chain of merges,
   // the small clusters' windows, and the windows left out of a subsampled clustering.
@@ -204,12 +212,16 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
   centres = centroids(
     pool.map((i) => vecs[i]!),
     pool.map((i) => labels[i]!),
-    kept.length,
+    groups.size,
   );
   labels = keepEvery(vecs.map((v) => nearest(v, centres)));
-  const bySize = [...new Set(labels)].sort((a, b) => labels.filter((l) => l === b).length - labels.filter((l) => l === a).length);
-  return labels.map((l) => bySize.indexOf(l));
+  const voices = labels.filter((l) => l < kept.length);
+  const bySize = [...new Set(voices)].sort((a, b) => voices.filter((l) => l === b).length - voices.filter((l) => l === a).length);
+  return labels.map((l) => (l < kept.length ? bySize.indexOf(l) : MUSIC_LABEL));
 }
+
+/** The label of a window nearest the music: nobody speaks there. */
+export const MUSIC_LABEL = -1;
 
 /**
  * The finest cut, from `count` clusters up, at which `count` clusters are people (`people` lists a
@@ -360,13 +372,18 @@ export function diarizeFromEmbeddings(
   const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, overlaps), music: local.music } : undefined;
   const links = opts.links ?? false;
   const tags = local && links ? localSpeakerTags(windows, local.frames, links === true ? {} : links) : undefined;
-  const labels = clusterEmbeddings(embeddings, opts, mixed, confident, tags);
-  const ids = wordClusters(words, windows, labels);
+  const all = clusterEmbeddings(embeddings, opts, mixed, confident, tags);
+  // Where only music plays nobody speaks: those windows vote for no one, and a word over them (a sung
+  // line, or whisper's first word placed early) takes the voice of the nearest window that is speech.
+  const speech = windows.map((_, i) => all[i] !== MUSIC_LABEL);
+  const voiced = speech.some(Boolean) ? windows.filter((_, i) => speech[i]) : windows;
+  const labels = speech.some(Boolean) ? all.filter((l) => l !== MUSIC_LABEL) : all.map(() => 0);
+  const ids = wordClusters(words, voiced, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);
   const speakers = ids.map((id) => names.get(id)!);
-  const turns = windowTimeline(regions, windows, labels, names);
-  const activity = windowTimeline(regions, windows, labels, names, overlaps);
+  const turns = windowTimeline(regions, voiced, labels, names);
+  const activity = windowTimeline(regions, voiced, labels, names, overlaps);
   if (!local) return { speakers, turns, activity };
   // With the segmentation model's own speakers, who speaks when is decided frame by frame
   // (diarize-local.ts), and each word takes the speaker heard over most of it.

@@ -138,6 +138,8 @@ export function reconstructSpeakers(
     const score = (v: number) => named[v]! + (v === w ? 0.5 : 0);
     const chosen = [...named.keys()].filter((v) => named[v]! > 0).sort((a, b) => score(b) - score(a)).slice(0, k);
     for (const v of [w, ...others]) if (v !== undefined && chosen.length < k && !chosen.includes(v)) chosen.push(v);
+    // Speech the model hears where no voice is named (music the windows left to nobody) is nobody's.
+    if (!chosen.length) continue;
     const t = i * step;
     for (const v of chosen) active.add(names[v]!, t, t + step);
     first.add(names[chosen[0]!]!, t, t + step);

@@ -1,6 +1,6 @@
 /** Counting speakers from embeddings: who is a person, and who is music, overlap or a single window. */
 import { expect, test } from "bun:test";
-import { clusterEmbeddings, confidentSeconds, givenCountOfPeople, withoutRegions, type Window } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { clusterEmbeddings, confidentSeconds, diarizeFromEmbeddings, givenCountOfPeople, MUSIC_LABEL, withoutRegions, type Window } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
 function rng(seed: number) {
@@ -57,23 +57,33 @@ test("a voice heard only where the segmentation model hears no speech (music, si
   expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions: [[0, 100]] }))).toBe(3);
 });
 
-test("a voice whose windows are mostly music is not a person, even where the segmentation model hears speech", () => {
+test("a voice whose windows are mostly music is not a person, and nobody speaks where it plays", () => {
   // Two people, then 8 windows of a theme tune the segmentation model calls speech (it does, for tones and singing).
   const { windows, embeddings, voiceOf } = timeline([20, 20, 8]);
   const regions: Array<[number, number]> = [[0, 100]];
+  const people = (labels: number[]) => count(labels.filter((l) => l !== MUSIC_LABEL));
   const tune = voiceOf.map((v) => v === 2);
-  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions }))).toBe(3);
+  expect(people(clusterEmbeddings(embeddings, {}, [], { windows, regions }))).toBe(3);
   const labels = clusterEmbeddings(embeddings, {}, [], { windows, regions, music: tune });
-  expect(count(labels)).toBe(2);
+  expect(people(labels)).toBe(2);
+  expect(labels.filter((_, i) => voiceOf[i] === 2).every((l) => l === MUSIC_LABEL)).toBe(true);
+  expect(labels.filter((_, i) => voiceOf[i] !== 2).every((l) => l !== MUSIC_LABEL)).toBe(true);
   expect(labels[0]).not.toBe(labels[25]);
   // Half of it music is enough (a sung verse has a held note between words); under half is not.
   const half = voiceOf.map((v, i) => v === 2 && i % 2 === 0);
-  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: half }))).toBe(2);
+  expect(people(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: half }))).toBe(2);
   const third = voiceOf.map((v, i) => v === 2 && i % 3 === 0);
-  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: third }))).toBe(3);
-  // A person with a few windows over music (talking over the tune) stays a person.
+  expect(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: third })).not.toContain(MUSIC_LABEL);
+  expect(people(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: third }))).toBe(3);
+  // A person with a few windows over music (talking over the tune) stays a person, and keeps those windows.
   const overTune = voiceOf.map((v, i) => v === 1 && i % 4 === 0);
-  expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions, music: overTune }))).toBe(3);
+  const talking = clusterEmbeddings(embeddings, {}, [], { windows, regions, music: overTune });
+  expect(people(talking)).toBe(3);
+  expect(talking).not.toContain(MUSIC_LABEL);
+  // A given count is of people too: the tune takes none of its places.
+  const given = clusterEmbeddings(embeddings, { numSpeakers: 2 }, [], { windows, regions, music: tune });
+  expect(people(given)).toBe(2);
+  expect(given[0]).not.toBe(given[25]);
 });
 
 test("music windows are not confident speech", () => {
@@ -165,4 +175,25 @@ test("confident seconds count overlapping windows once; regions less the overlap
   expect(confidentSeconds({ windows, regions: [[0, 100]] }, [0, 1])).toBeCloseTo(2.25, 6);
   expect(confidentSeconds({ windows, regions: [[1, 10.5]] }, [0, 1, 2])).toBeCloseTo(1.75, 6);
   expect(withoutRegions([[0, 10], [12, 14]], [[2, 3], [9, 12.5]])).toEqual([[0, 2], [3, 9], [12.5, 14]]);
+});
+
+test("where only music plays the activity names nobody, and a word placed there takes the nearest speech's voice", () => {
+  const { windows, embeddings, voiceOf } = timeline([8, 20, 20]);
+  const tune = voiceOf.map((v) => v === 0);
+  const regions: Array<[number, number]> = [[0, windows[windows.length - 1]!.end]];
+  const duration = regions[0]![1];
+  // Whisper's first word after a theme tune is often placed at 0 s; the next words are the first person's.
+  const words = [
+    { start: 0, end: 0.6 },
+    { start: windows[9]!.start, end: windows[9]!.start + 0.4 },
+  ];
+  const r = diarizeFromEmbeddings(regions, windows, embeddings, words, {}, [], { frames: { chunks: [], frameSeconds: 0.017, firstFrameSeconds: 0 }, duration, speech: regions, music: tune });
+  expect(new Set(r.activity.map((a) => a.speaker)).size).toBe(2);
+  // The first speech window starts at 6 s, inside the tune's last window (5.25-6.75 s): nobody before it.
+  expect(Math.min(...r.activity.map((a) => a.start))).toBeCloseTo(windows[8]!.start, 2);
+  expect(r.speakers).toEqual(["Speaker 1", "Speaker 1"]);
+  // Without the music flags the tune is a voice of its own, with the word in it.
+  const before = diarizeFromEmbeddings(regions, windows, embeddings, words, {}, [], { frames: { chunks: [], frameSeconds: 0.017, firstFrameSeconds: 0 }, duration, speech: regions });
+  expect(new Set(before.activity.map((a) => a.speaker)).size).toBe(3);
+  expect(before.speakers[0]).not.toBe(before.speakers[1]);
 });
