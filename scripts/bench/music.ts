@@ -1,0 +1,248 @@
+#!/usr/bin/env bun
+/**
+ * Speakers with music: real conversations with real music before and after them (a theme tune) or
+ * under them (a bed), through the whole transcription (`transcribeFile`, default recogniser), and per
+ * mix the speakers the transcript shows (those who own words) against the people who talk, the
+ * diarizer's count and DER where the speech has a reference, and the words written where only music
+ * plays (lyrics, or whisper's guesses). Nothing here has a reference for music, so the music comes from
+ * Debian's game soundtracks (fetched with `apt-get download` into --music-dir on first use): the tuning
+ * split is drascula-music (short synth and pop tracks, one with a sung verse), the held-out split
+ * wesnoth-1.16-music (orchestral, one choral piece with sung Latin words).
+ *
+ *   nice bun scripts/bench/music.ts [--music-dir /tmp/clipyard-music] [--model whisper-base]
+ *     [--split tuning|held-out|both] [--arrangements intro,bed] [--windows-only]
+ *
+ * First, without any model (--windows-only stops there): how many 1.5 s windows every 0.75 s sound
+ * like music by music-windows.ts, over 30 s of every track of both packages and over the speech at
+ * hand (the shared recordings' reference speech, the bundled sample, LibriVox from
+ * pocketsphinx-testdata when installed).
+ *
+ * Each mix: both parts loudness-normalised to -20 LUFS; "intro" is 12 s of the track (from 20 s in,
+ * faded out over its last 2 s), the speech, then 8 s more of the track (from 40 s in); "bed" is the
+ * same intro, then the speech with the track under it 16.5 dB down (volume 0.15) to 8 s past its end.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
+import { probeMedia } from "../../src/media/probe.ts";
+import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
+import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
+import { openWav } from "../../src/media/wav.ts";
+import { lowEnergyShare, MUSIC_LOW_ENERGY_SHARE } from "../../src/pipeline/transcribe/music-windows.ts";
+import { diarizationErrorRate, parseRttm, type Turn } from "./asr-scoring.ts";
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const SHARED = process.env.CLIPYARD_SHARED_MEDIA ?? join(import.meta.dir, "../../../shared/media");
+const musicDir = arg("music-dir") ?? join(tmpdir(), "clipyard-music");
+const model = arg("model") ?? "whisper-base";
+const splitArg = arg("split") ?? "both";
+const arrangements = (arg("arrangements") ?? "intro,bed").split(",") as Array<"intro" | "bed">;
+
+const INTRO_SECONDS = 12;
+const OUTRO_SECONDS = 8;
+
+/** Chosen before measuring: each split's vocal track, and tracks of other kinds (synth, percussive, orchestral). */
+const TRACKS = {
+  tuning: ["drascula/audio/track1", "drascula/audio/track2", "drascula/audio/track5", "drascula/audio/track11"],
+  "held-out": ["music/battle", "music/traveling_minstrels", "music/nunc_dimittis", "music/elvish-theme", "music/northerners", "music/legends_of_the_north"],
+} as const;
+const PACKAGES = ["drascula-music", "wesnoth-1.16-music"];
+
+interface Speech {
+  name: string;
+  path: string;
+  people: number;
+  reference?: Turn[];
+}
+
+/** Every track of both packages, by path without ".ogg". */
+const found = new Map<string, string>();
+
+function ensureMusic(): Map<string, string> {
+  const scan = () => {
+    const walk = (dir: string) => {
+      if (!existsSync(dir)) return;
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.isFile() && e.name.endsWith(".ogg")) found.set(p.replace(/\.ogg$/, ""), p);
+      }
+    };
+    walk(join(musicDir, "x"));
+  };
+  scan();
+  if (!found.size) {
+    mkdirSync(musicDir, { recursive: true });
+    process.stderr.write(`fetching ${PACKAGES.join(", ")} into ${musicDir} (apt-get download)\n`);
+    execFileSync("apt-get", ["download", ...PACKAGES], { cwd: musicDir, stdio: "inherit" });
+    for (const deb of readdirSync(musicDir).filter((f) => f.endsWith(".deb"))) execFileSync("dpkg-deb", ["-x", join(musicDir, deb), join(musicDir, "x")]);
+    scan();
+  }
+  const byTrack = new Map<string, string>();
+  for (const id of [...TRACKS.tuning, ...TRACKS["held-out"]]) {
+    const hit = [...found].find(([k]) => k.endsWith(`/${id}`));
+    if (!hit) throw new Error(`${id}.ogg not found under ${musicDir}/x`);
+    byTrack.set(id, hit[1]);
+  }
+  return byTrack;
+}
+
+async function speechParts(work: string): Promise<Speech[]> {
+  const out: Speech[] = [];
+  // The bundled two-host sample's first minute (both hosts talk in it): no reference turns, two people.
+  const sample = join(work, "sample-60s.wav");
+  if (!existsSync(sample)) await ffmpeg(["-y", ...mediaInput(join(import.meta.dir, "../../fixtures/sample/rooftop-hours.m4a")), "-t", "60", "-ac", "1", "-ar", "16000", sample]);
+  out.push({ name: "sample", path: sample, people: 2 });
+  for (const [name, people] of [["two_speakers_call", 2], ["jfk", 1]] as const) {
+    const path = join(SHARED, `${name}.wav`);
+    if (!existsSync(path)) {
+      process.stderr.write(`${name}: ../shared/media not here; mixes without it\n`);
+      continue;
+    }
+    const rttm = join(SHARED, `${name}.rttm`);
+    out.push({ name, path, people, reference: existsSync(rttm) ? parseRttm(readFileSync(rttm, "utf8")) : undefined });
+  }
+  return out;
+}
+
+async function mix(music: string, speech: string, out: string, arrangement: "intro" | "bed"): Promise<void> {
+  if (existsSync(out)) return;
+  const speechSeconds = (await probeMedia(speech, { requireAudio: true })).durationSeconds;
+  const norm = "aformat=sample_rates=16000:channel_layouts=mono,loudnorm=I=-20";
+  const intro = `[m1]atrim=20:${20 + INTRO_SECONDS},asetpts=PTS-STARTPTS,afade=t=in:d=0.5,afade=t=out:st=${INTRO_SECONDS - 2}:d=2[intro]`;
+  const graph =
+    arrangement === "intro"
+      ? `[0:a]${norm},asplit[m1][m2];${intro};[m2]atrim=40:${40 + OUTRO_SECONDS},asetpts=PTS-STARTPTS,afade=t=in:d=1,afade=t=out:st=${OUTRO_SECONDS - 2}:d=2[outro];[1:a]${norm}[sp];[intro][sp][outro]concat=n=3:v=0:a=1`
+      : `[0:a]${norm},asplit[m1][m2];${intro};[m2]atrim=40:${(40 + speechSeconds + OUTRO_SECONDS).toFixed(3)},asetpts=PTS-STARTPTS,volume=0.15[bed];[1:a]${norm},apad=pad_dur=${OUTRO_SECONDS}[sp];[sp][bed]amix=inputs=2:duration=first:normalize=0[under];[intro][under]concat=n=2:v=0:a=1`;
+  await ffmpeg(["-y", ...mediaInput(music), ...mediaInput(speech), "-filter_complex", graph, "-ar", "16000", "-ac", "1", out]);
+}
+
+interface Row {
+  split: string;
+  track: string;
+  speech: string;
+  arrangement: string;
+  people: number;
+  shown: number;
+  diarized: number;
+  der?: number;
+  musicWords: number;
+}
+
+const byTrack = ensureMusic();
+const work = join(musicDir, "mixes");
+mkdirSync(work, { recursive: true });
+
+/** Shares of low-energy frames of the 1.5 s windows (every 0.75 s) of a file; `keep` picks the windows that count. */
+async function windowShares(path: string, from = 0, seconds = Infinity, keep: (start: number, end: number) => boolean = () => true): Promise<number[]> {
+  const wav = join(work, "windows.wav");
+  const cut = join(work, "cut.wav");
+  await ffmpeg(["-y", ...(from ? ["-ss", String(from)] : []), ...mediaInput(path), ...(Number.isFinite(seconds) ? ["-t", String(seconds)] : []), "-ac", "1", "-ar", "16000", cut]);
+  await decodeToSpeechWav(cut, wav);
+  const audio = openWav(wav);
+  try {
+    const out: number[] = [];
+    const n = Math.round(1.5 * audio.sampleRate);
+    for (let a = 0; a + n <= audio.length; a += Math.round(0.75 * audio.sampleRate)) {
+      const samples = audio.read(a, n);
+      let e = 0;
+      for (const x of samples) e += x * x;
+      if (Math.sqrt(e / n) < 1e-3 || !keep(a / audio.sampleRate, a / audio.sampleRate + 1.5)) continue;
+      out.push(lowEnergyShare(samples, audio.sampleRate));
+    }
+    return out;
+  } finally {
+    audio.close();
+  }
+}
+
+{
+  const groups: Array<{ group: string; files: number; shares: number[]; mostly: number }> = [];
+  const add = (group: string, shares: number[]) => {
+    if (!shares.length) return;
+    let g = groups.find((x) => x.group === group);
+    if (!g) groups.push((g = { group, files: 0, shares: [], mostly: 0 }));
+    g.files++;
+    g.shares.push(...shares);
+    if (shares.filter((x) => x < MUSIC_LOW_ENERGY_SHARE).length >= shares.length / 2) g.mostly++;
+  };
+  for (const [id, path] of [...found].sort()) add(id.includes("/drascula/") ? "drascula-music (tuning)" : "wesnoth-1.16-music (held-out)", await windowShares(path, 15, 30));
+  for (const name of ["two_speakers_call", "jfk", "meeting_excerpt", ...[3, 4, 5, 6, 7, 8, 9].map((i) => `meeting_trn0${i}`)]) {
+    const path = join(SHARED, `${name}.wav`);
+    if (!existsSync(path)) continue;
+    const rttm = join(SHARED, `${name}.rttm`);
+    const ref = existsSync(rttm) ? parseRttm(readFileSync(rttm, "utf8")) : undefined;
+    // With a reference, only windows that are 80 % speech.
+    const keep = (a: number, b: number) => !ref || ref.reduce((s, t) => s + Math.max(0, Math.min(b, t.end) - Math.max(a, t.start)), 0) >= 1.2;
+    add("speech: shared recordings", await windowShares(path, 0, Infinity, keep));
+  }
+  add("speech: bundled sample", await windowShares(join(import.meta.dir, "../../fixtures/sample/rooftop-hours.m4a")));
+  const libri = "/usr/share/pocketsphinx/test/data/librivox";
+  if (existsSync(libri)) for (const f of readdirSync(libri).filter((f) => f.endsWith(".wav"))) add("speech: LibriVox", await windowShares(join(libri, f)));
+  console.log(`windows like music (under ${MUSIC_LOW_ENERGY_SHARE * 100} % of frames below half the mean energy), 1.5 s every 0.75 s`);
+  console.log("| source | files | windows | like music | lowest share | files mostly like music |");
+  console.log("|---|---|---|---|---|---|");
+  for (const g of groups) {
+    const like = g.shares.filter((x) => x < MUSIC_LOW_ENERGY_SHARE).length;
+    console.log(`| ${g.group} | ${g.files} | ${g.shares.length} | ${((100 * like) / g.shares.length).toFixed(1)}% | ${Math.min(...g.shares).toFixed(2)} | ${g.mostly}/${g.files} |`);
+  }
+  console.log("");
+  if (process.argv.includes("--windows-only")) process.exit(0);
+}
+const speeches = await speechParts(work);
+const splits = (splitArg === "both" ? ["tuning", "held-out"] : [splitArg]) as Array<keyof typeof TRACKS>;
+const rows: Row[] = [];
+for (const split of splits) {
+  for (const track of TRACKS[split]) {
+    for (const sp of speeches) {
+      for (const arrangement of arrangements) {
+        const out = join(work, `${track.replace(/\W+/g, "_")}.${sp.name}.${arrangement}.wav`);
+        await mix(byTrack.get(track)!, sp.path, out, arrangement);
+        const t = await transcribeFile(out, { model });
+        const speechEnd = INTRO_SECONDS + (await probeMedia(sp.path, { requireAudio: true })).durationSeconds;
+        const shown = new Set(t.words.map((w) => w.speaker)).size;
+        const activity = t.speakerActivity ?? [];
+        const row: Row = {
+          split,
+          track: track.split("/").pop()!,
+          speech: sp.name,
+          arrangement,
+          people: sp.people,
+          shown,
+          diarized: new Set(activity.map((a) => a.speaker)).size,
+          musicWords: t.words.filter((w) => (w.start + w.end) / 2 < INTRO_SECONDS - 0.5 || (w.start + w.end) / 2 > speechEnd + 0.5).length,
+        };
+        if (sp.reference) {
+          const shifted = sp.reference.map((r) => ({ ...r, start: r.start + INTRO_SECONDS, end: r.end + INTRO_SECONDS }));
+          row.der = diarizationErrorRate(shifted, activity).der;
+        }
+        rows.push(row);
+        process.stderr.write(`${split} ${row.track} ${sp.name} ${arrangement}: shown ${shown}/${sp.people}, diarized ${row.diarized}\n`);
+      }
+    }
+  }
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+console.log(`speakers with music — ${model}, ${rows.length} mixes`);
+console.log("| split | track | speech | arrangement | people | in transcript | diarizer | DER (activity) | words where only music plays |");
+console.log("|---|---|---|---|---|---|---|---|---|");
+for (const r of rows) console.log(`| ${r.split} | ${r.track} | ${r.speech} | ${r.arrangement} | ${r.people} | ${r.shown} | ${r.diarized} | ${r.der === undefined ? "-" : pct(r.der)} | ${r.musicWords} |`);
+console.log("\n| split | speech | mixes | transcript count exact | diarizer count exact | mean DER (activity) | words where only music plays |");
+console.log("|---|---|---|---|---|---|---|");
+for (const split of splits) {
+  for (const speech of [...speeches.map((s) => s.name), "all"]) {
+    const rs = rows.filter((r) => r.split === split && (speech === "all" || r.speech === speech));
+    if (!rs.length) continue;
+    const ders = rs.filter((r) => r.der !== undefined).map((r) => r.der!);
+    console.log(
+      `| ${split} | ${speech} | ${rs.length} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${ders.length ? pct(ders.reduce((a, b) => a + b, 0) / ders.length) : "-"} | ${rs.reduce((s, r) => s + r.musicWords, 0)} |`,
+    );
+  }
+}
+process.exit(0);
