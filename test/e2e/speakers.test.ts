@@ -93,6 +93,13 @@ describe("speakers", () => {
       const during = (a: number, b: number) => t.speakerActivity!.filter((x) => x.start < b && x.end > a).map((x) => `${x.speaker} ${x.start}-${x.end}`);
       expect(during(0, 11.5)).toEqual([]);
       expect(during(53.5, 64)).toEqual([]);
+      // Nor is the tune (where Silero hears it: the closing one) given to the recogniser, and the transcript says so.
+      const cut = (t.warnings ?? []).filter((w) => w.startsWith("music, not transcribed: "));
+      expect(cut).toHaveLength(1);
+      const stretches = [...cut[0]!.matchAll(/(\d+\.\d)-(\d+\.\d) s/g)].map((m) => [Number(m[1]), Number(m[2])]);
+      expect(stretches.length).toBeGreaterThan(0);
+      for (const [a, b] of stretches) expect(b! <= 12.5 || a! >= 51.5).toBe(true);
+      expect(t.words.filter((w) => w.end < 11 || w.start > 54)).toEqual([]);
     },
     SLOW,
   );

@@ -7,10 +7,12 @@
  * drascula-music tracks do (86 % of wesnoth-music's, held out). docs/benchmarks/speakers.md.
  *
  * The segmentation model hears tones and singing as speech, so without this a theme tune became a
- * speaker of its own and took the words whisper wrote over it.
+ * speaker of its own and took the words whisper wrote over it; and Silero hears it too, so whisper
+ * read the tune: it wrote its lyrics (or invented some), detected the language from them, and
+ * garbled the first sentence after it. Long stretches of music are therefore not recognised at all.
  */
 import type { PcmSource } from "../../media/wav.ts";
-import type { Window } from "./diarize-embeddings.ts";
+import { embeddingWindows, type Window } from "./diarize-embeddings.ts";
 
 const FRAME_SECONDS = 0.025;
 const HOP_SECONDS = 0.01;
@@ -47,4 +49,46 @@ export function musicWindows(audio: PcmSource, windows: Window[]): boolean[] {
     const samples = audio.read(start, Math.round((w.end - w.start) * audio.sampleRate));
     return lowEnergyShare(samples, audio.sampleRate) < MUSIC_LOW_ENERGY_SHARE;
   });
+}
+
+/** A run of music windows this long or longer is left out of recognition (a theme tune; not a held note between words). */
+export const MIN_MUSIC_STRETCH_SECONDS = 3;
+/**
+ * When more of the speech than this sounds like music, nothing is left out: it is a music recording,
+ * or speech under loud steady noise that fills its pauses (the phone call under pink noise at 5 dB), and
+ * its words are wanted either way.
+ */
+export const MAX_MUSIC_SHARE = 0.5;
+
+/** Music windows this far apart or closer are one stretch (Silero cuts a tune into pieces at its quiet beats). */
+const MUSIC_GAP_SECONDS = 2;
+
+/**
+ * Stretches that are music for MIN_MUSIC_STRETCH_SECONDS or more: runs of music windows (1.5 s every
+ * 0.75 s inside `regions`, as the speaker models read them) with no window of speech between them and
+ * no gap over MUSIC_GAP_SECONDS. None when over `maxShare` of the regions' time would go.
+ */
+export function musicStretches(audio: PcmSource, regions: Array<[number, number]>, maxShare = MAX_MUSIC_SHARE): Array<[number, number]> {
+  const windows = embeddingWindows(regions);
+  const flags = musicWindows(audio, windows);
+  const out: Array<[number, number]> = [];
+  let run: [number, number] | undefined;
+  const close = () => {
+    if (run && run[1] - run[0] >= MIN_MUSIC_STRETCH_SECONDS) out.push(run);
+    run = undefined;
+  };
+  windows.forEach((w, i) => {
+    if (!flags[i] || (run && w.start - run[1] > MUSIC_GAP_SECONDS)) close();
+    if (flags[i]) run = run ? [run[0], Math.max(run[1], w.end)] : [w.start, w.end];
+  });
+  close();
+  const speech = regions.reduce((s, [a, b]) => s + (b - a), 0);
+  const music = out.reduce((s, [a, b]) => s + (b - a), 0);
+  return music > maxShare * speech ? [] : out;
+}
+
+/** The transcript's warning for the stretches left out: someone reading it should know why there are no words there. */
+export function musicWarnings(stretches: Array<[number, number]>): string[] {
+  if (!stretches.length) return [];
+  return [`music, not transcribed: ${stretches.map(([a, b]) => `${a.toFixed(1)}-${b.toFixed(1)} s`).join(", ")}`];
 }

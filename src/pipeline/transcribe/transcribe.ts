@@ -18,6 +18,8 @@ import type { Transcript, Word } from "../types.ts";
 import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, type Region } from "./vad.ts";
 import { quietSpeech, withQuietWords } from "./quiet-speech.ts";
+import { musicStretches, musicWarnings } from "./music-windows.ts";
+import { withoutRegions } from "./diarize-embeddings.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
 import { chooseAsrEngine, ggmlModelFor } from "./asr-engine.ts";
 import { recogniseInProcess } from "./recognise-in-process.ts";
@@ -119,6 +121,9 @@ export function longestUnheardSpeech(words: ReadonlyArray<{ start: number; end: 
   return longest;
 }
 
+/** What is left of a region once music is cut out of it, under this, is not worth a recogniser's look. */
+const MIN_RECOGNISED_SECONDS = 0.25;
+
 const withWarnings = (warnings: string[]) => (warnings.length ? { warnings } : {});
 
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
@@ -169,6 +174,12 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const regions: Region[] = speechRegions(vad.probs, vad.frame_seconds, duration);
     progress(0.08);
     log.debug("speech regions", { count: regions.length, speechSeconds: totalSeconds(regions), duration });
+    // Long stretches of music are not given to the recogniser (music-windows.ts): it writes lyrics or
+    // invents words there, takes the language from them and garbles the talk that follows. The speaker
+    // models still read them, to know the music for what it is.
+    const music = musicStretches(audio, regions);
+    const spoken = music.length ? withoutRegions(regions, music).filter(([a, b]) => b - a >= MIN_RECOGNISED_SECONDS) : regions;
+    if (music.length) log.info("music not recognised", { stretches: music.length, seconds: totalSeconds(music) });
 
     const evidenceInput = { wav, audio, regions, diarizer: opts.diarizer, signal: speakerWork.signal, onStats: opts.onStats };
     const startEvidence = () => (opts.diarize === false ? undefined : speakerEvidence(evidenceInput));
@@ -181,7 +192,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     let device: AsrDevice = { device: "cpu", compute_type: "int8" };
     const threads = opts.threads ?? Math.max(1, cpus().length);
     // The first pass reads Silero's regions in the language asked for; the quiet-speech pass its own stretches in the one found.
-    const recognise = async (prompt: string | undefined, report: (f: number) => void, stretches = regions, lang = language): Promise<AsrResult | undefined> => {
+    const recognise = async (prompt: string | undefined, report: (f: number) => void, stretches = spoken, lang = language): Promise<AsrResult | undefined> => {
       let result: AsrResult | undefined;
       if (stretches.length && engine === "whisper-cpp") {
         const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
@@ -210,10 +221,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     if (prompt && result) {
       // A prompt sometimes makes Whisper skip speech (a 30 s call lost 20 s to "Sheilah, Dianne."):
       // where it left a long stretch of voice without words, the words come from a run without it.
-      const unheard = longestUnheardSpeech(result.words, regions);
+      const unheard = longestUnheardSpeech(result.words, spoken);
       if (unheard >= UNHEARD_SPEECH_SECONDS) {
         const plain = await recognise(undefined, () => {});
-        const plainUnheard = plain ? longestUnheardSpeech(plain.words, regions) : Infinity;
+        const plainUnheard = plain ? longestUnheardSpeech(plain.words, spoken) : Infinity;
         log.warn("the vocabulary prompt left speech without words; recognised again without it", { unheard, plainUnheard });
         if (plain && plainUnheard < unheard) {
           result = plain;
@@ -230,7 +241,9 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     // A job cancelled after its last worker finished still ends here, not with a transcript.
     opts.signal?.throwIfAborted();
     // Speech the segmentation model heard where Silero did not (quiet-speech.ts), now the speaker models are done.
-    const quiet = result && found?.kind === "neural" ? quietSpeech(regions, found.regions) : [];
+    const heardOnlyThere = result && found?.kind === "neural" ? quietSpeech(regions, found.regions) : [];
+    // (A tune the segmentation model alone heard is no more recognised than one Silero heard.)
+    const quiet = heardOnlyThere.length ? withoutRegions(heardOnlyThere, musicStretches(audio, heardOnlyThere, 1)).filter(([a, b]) => b - a >= MIN_RECOGNISED_SECONDS) : [];
     if (result && quiet.length) {
       // Without the vocabulary prompt: on a second or two of quiet speech it is what Whisper would write.
       const again = await recognise(undefined, () => {}, quiet, result.language);
@@ -263,7 +276,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
       speakerTurns: turnsOfSpeakersWithWords(diarizedTurns, words) ?? speakerTimeline(regions, words),
       speakerActivity: diarizedActivity,
       engine: `${ggmlModel ? `whisper.cpp ${ggmlModel} in-process` : `faster-whisper/CTranslate2 ${model.name} ${device.compute_type}${device.device === "cuda" ? " on CUDA" : ""}`} + silero-vad v5 ${VAD_ENGINE_LABEL[vad.engine]}${diarized ? ` + ${diarized.engine}` : ""}`,
-      ...withWarnings([...(diarized?.warning ? [diarized.warning] : []), ...promptWarnings, ...doubtfulStretches(words)]),
+      ...withWarnings([...(diarized?.warning ? [diarized.warning] : []), ...promptWarnings, ...musicWarnings(music), ...doubtfulStretches(words)]),
     };
   } finally {
     speakerWork.abort();

@@ -1,6 +1,6 @@
 /** Music against speech by the share of low-energy frames: constructed signals with known answers. */
 import { expect, test } from "bun:test";
-import { lowEnergyShare, MUSIC_LOW_ENERGY_SHARE, musicWindows } from "../../../../src/pipeline/transcribe/music-windows.ts";
+import { lowEnergyShare, MUSIC_LOW_ENERGY_SHARE, musicStretches, musicWarnings, musicWindows } from "../../../../src/pipeline/transcribe/music-windows.ts";
 import type { PcmSource } from "../../../../src/media/wav.ts";
 
 const SR = 16000;
@@ -38,4 +38,26 @@ test("windows are judged one by one, and a window under half a second is never m
     { start: 1, end: 1.4 },
   ]);
   expect(flags).toEqual([true, true, false, false, true, false]);
+});
+
+test("music stretches: three seconds of music windows, across Silero's cuts, unless most of the speech would go", () => {
+  // 0-8 s a chord (cut by Silero into two pieces), 8-20 s syllables.
+  const audio = source(signal(20, (t) => (t < 8 ? chord(t) : syllables(t))));
+  const stretches = musicStretches(audio, [
+    [0, 3.5],
+    [4.2, 8],
+    [8, 20],
+  ]);
+  expect(stretches.length).toBe(1);
+  expect(stretches[0]![0]).toBe(0);
+  expect(stretches[0]![1]).toBeGreaterThanOrEqual(7.5);
+  expect(stretches[0]![1]).toBeLessThanOrEqual(8.75);
+  // Two seconds of chord is a held note, not a tune.
+  const held = source(signal(12, (t) => (t >= 4 && t < 6 ? chord(t) : syllables(t))));
+  expect(musicStretches(held, [[0, 12]])).toEqual([]);
+  // Mostly music (a song, or speech under loud steady noise): nothing is cut.
+  const song = source(signal(20, (t) => (t < 14 ? chord(t) : syllables(t))));
+  expect(musicStretches(song, [[0, 20]])).toEqual([]);
+  expect(musicStretches(song, [[0, 20]], 1).length).toBe(1);
+  expect(musicWarnings([[0, 8.2]])).toEqual(["music, not transcribed: 0.0-8.2 s"]);
 });
