@@ -31,7 +31,7 @@ import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { lowEnergyShare, MUSIC_LOW_ENERGY_SHARE } from "../../src/pipeline/transcribe/music-windows.ts";
-import { diarizationErrorRate, parseRttm, type Turn } from "./asr-scoring.ts";
+import { diarizationErrorRate, parseRttm, wordErrorRate, type Turn } from "./asr-scoring.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -58,6 +58,8 @@ interface Speech {
   path: string;
   people: number;
   reference?: Turn[];
+  /** What was said (a human transcript), when there is one. */
+  text?: string;
 }
 
 /** Every track of both packages, by path without ".ogg". */
@@ -105,7 +107,8 @@ async function speechParts(work: string): Promise<Speech[]> {
       continue;
     }
     const rttm = join(SHARED, `${name}.rttm`);
-    out.push({ name, path, people, reference: existsSync(rttm) ? parseRttm(readFileSync(rttm, "utf8")) : undefined });
+    const ref = join(SHARED, `${name}.ref.txt`);
+    out.push({ name, path, people, reference: existsSync(rttm) ? parseRttm(readFileSync(rttm, "utf8")) : undefined, text: existsSync(ref) ? readFileSync(ref, "utf8") : undefined });
   }
   return out;
 }
@@ -131,6 +134,9 @@ interface Row {
   shown: number;
   diarized: number;
   der?: number;
+  /** WER of all the words against what was said (insertions in the music count), and the language detected. */
+  wer?: { errors: number; words: number };
+  language: string;
   musicWords: number;
 }
 
@@ -215,8 +221,13 @@ for (const split of splits) {
           people: sp.people,
           shown,
           diarized: new Set(activity.map((a) => a.speaker)).size,
+          language: t.language,
           musicWords: t.words.filter((w) => (w.start + w.end) / 2 < INTRO_SECONDS - 0.5 || (w.start + w.end) / 2 > speechEnd + 0.5).length,
         };
+        if (sp.text) {
+          const w = wordErrorRate(sp.text, t.words.map((x) => x.word).join(" "));
+          row.wer = { errors: w.substitutions + w.deletions + w.insertions, words: w.refWords };
+        }
         if (sp.reference) {
           const shifted = sp.reference.map((r) => ({ ...r, start: r.start + INTRO_SECONDS, end: r.end + INTRO_SECONDS }));
           row.der = diarizationErrorRate(shifted, activity).der;
@@ -230,18 +241,22 @@ for (const split of splits) {
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 console.log(`speakers with music — ${model}, ${rows.length} mixes`);
-console.log("| split | track | speech | arrangement | people | in transcript | diarizer | DER (activity) | words where only music plays |");
+const werOf = (rs: Row[]) => {
+  const w = rs.filter((r) => r.wer);
+  return w.length ? pct(w.reduce((s, r) => s + r.wer!.errors, 0) / w.reduce((s, r) => s + r.wer!.words, 0)) : "-";
+};
+console.log("| split | track | speech | arrangement | people | in transcript | diarizer | DER (activity) | WER | language | words where only music plays |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+for (const r of rows) console.log(`| ${r.split} | ${r.track} | ${r.speech} | ${r.arrangement} | ${r.people} | ${r.shown} | ${r.diarized} | ${r.der === undefined ? "-" : pct(r.der)} | ${werOf([r])} | ${r.language} | ${r.musicWords} |`);
+console.log("\n| split | speech | mixes | transcript count exact | diarizer count exact | mean DER (activity) | WER (pooled) | not English | words where only music plays |");
 console.log("|---|---|---|---|---|---|---|---|---|");
-for (const r of rows) console.log(`| ${r.split} | ${r.track} | ${r.speech} | ${r.arrangement} | ${r.people} | ${r.shown} | ${r.diarized} | ${r.der === undefined ? "-" : pct(r.der)} | ${r.musicWords} |`);
-console.log("\n| split | speech | mixes | transcript count exact | diarizer count exact | mean DER (activity) | words where only music plays |");
-console.log("|---|---|---|---|---|---|---|");
 for (const split of splits) {
   for (const speech of [...speeches.map((s) => s.name), "all"]) {
     const rs = rows.filter((r) => r.split === split && (speech === "all" || r.speech === speech));
     if (!rs.length) continue;
     const ders = rs.filter((r) => r.der !== undefined).map((r) => r.der!);
     console.log(
-      `| ${split} | ${speech} | ${rs.length} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${ders.length ? pct(ders.reduce((a, b) => a + b, 0) / ders.length) : "-"} | ${rs.reduce((s, r) => s + r.musicWords, 0)} |`,
+      `| ${split} | ${speech} | ${rs.length} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${ders.length ? pct(ders.reduce((a, b) => a + b, 0) / ders.length) : "-"} | ${werOf(rs)} | ${rs.filter((r) => r.language !== "en").length} | ${rs.reduce((s, r) => s + r.musicWords, 0)} |`,
     );
   }
 }
