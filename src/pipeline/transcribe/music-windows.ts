@@ -1,7 +1,7 @@
 /**
  * Music, not speech: speech stops many times a second (between syllables and words its energy falls
  * well below its average), music and singing hold their sound. The share of low-energy frames
- * (Scheirer & Slaney 1997) tells them apart on windows of a second or more without a model: on the
+ * (Scheirer & Slaney 1997) tells them apart on windows of a second or so, without a model: on the
  * shared speech (the call, the AMI openings, jfk, LibriVox, the bundled sample) no 1.5 s window has
  * under 10 % of its frames below half its mean energy, while 70 % of the windows of Debian's
  * drascula-music tracks do (86 % of wesnoth-music's, held out). docs/benchmarks/speakers.md.
