@@ -82,27 +82,30 @@ if (process.argv.includes("--joined")) {
 }
 const media = (name: string) => mediaDir.get(name) ?? SHARED;
 
+/** `read` on the file's speech WAV (decoded as the pipeline decodes it), removed afterwards. */
+async function withSpeechWav<T>(name: string, read: (wav: string, audio: ReturnType<typeof openWav>) => Promise<T>): Promise<T> {
+  const wav = join(cacheDir, `${name}.wav`);
+  await decodeToSpeechWav(join(media(name), `${name}.wav`), wav);
+  const audio = openWav(wav);
+  try {
+    return await read(wav, audio);
+  } finally {
+    audio.close();
+    rmSync(wav, { force: true });
+  }
+}
+
 async function features(name: string): Promise<Cached> {
   const path = join(cacheDir, `${name}.json`);
-  const wav = join(cacheDir, `${name}.wav`);
   if (existsSync(path)) {
     const c: Cached = JSON.parse(readFileSync(path, "utf8"));
     if (c.music) return c;
     // A cache from before music-windows.ts: add the windows' music flags.
-    await decodeToSpeechWav(join(media(name), `${name}.wav`), wav);
-    const audio = openWav(wav);
-    try {
-      c.music = musicWindows(audio, c.windows);
-    } finally {
-      audio.close();
-      rmSync(wav, { force: true });
-    }
+    c.music = await withSpeechWav(name, async (_, audio) => musicWindows(audio, c.windows));
     writeFileSync(path, JSON.stringify(c));
     return c;
   }
-  await decodeToSpeechWav(join(media(name), `${name}.wav`), wav);
-  const audio = openWav(wav);
-  try {
+  const c = await withSpeechWav(name, async (wav, audio): Promise<Cached> => {
     const duration = audio.length / audio.sampleRate;
     const vad = await speechProbabilities(wav, audio, resolveModel("silero-vad"));
     const vadRegions = speechRegions(vad.probs, vad.frame_seconds, duration);
@@ -113,13 +116,10 @@ async function features(name: string): Promise<Cached> {
     const regions = mergeRegions([...vadRegions, ...speech]);
     const windows = embeddingWindows(regions);
     const embeddings = await speakerEmbeddings(plan, resolveModel(SPEAKER_EMBEDDING_MODEL), wav, audio, windows.map((w) => [w.start, w.end]));
-    const c: Cached = { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings, music: musicWindows(audio, windows) };
-    writeFileSync(path, JSON.stringify(c));
-    return c;
-  } finally {
-    audio.close();
-    rmSync(wav, { force: true });
-  }
+    return { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings, music: musicWindows(audio, windows) };
+  });
+  writeFileSync(path, JSON.stringify(c));
+  return c;
 }
 
 const opts: EmbeddingDiarizeOptions = {};

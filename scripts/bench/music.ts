@@ -56,6 +56,7 @@ const PACKAGES = ["drascula-music", "wesnoth-1.16-music"];
 interface Speech {
   name: string;
   path: string;
+  seconds: number;
   people: number;
   reference?: Turn[];
   /** What was said (a human transcript), when there is one. */
@@ -99,7 +100,8 @@ async function speechParts(work: string): Promise<Speech[]> {
   // The bundled two-host sample's first minute (both hosts talk in it): no reference turns, two people.
   const sample = join(work, "sample-60s.wav");
   if (!existsSync(sample)) await ffmpeg(["-y", ...mediaInput(join(import.meta.dir, "../../fixtures/sample/rooftop-hours.m4a")), "-t", "60", "-ac", "1", "-ar", "16000", sample]);
-  out.push({ name: "sample", path: sample, people: 2 });
+  const seconds = async (path: string) => (await probeMedia(path, { requireAudio: true })).durationSeconds;
+  out.push({ name: "sample", path: sample, seconds: await seconds(sample), people: 2 });
   for (const [name, people] of [["two_speakers_call", 2], ["jfk", 1]] as const) {
     const path = join(SHARED, `${name}.wav`);
     if (!existsSync(path)) {
@@ -108,21 +110,21 @@ async function speechParts(work: string): Promise<Speech[]> {
     }
     const rttm = join(SHARED, `${name}.rttm`);
     const ref = join(SHARED, `${name}.ref.txt`);
-    out.push({ name, path, people, reference: existsSync(rttm) ? parseRttm(readFileSync(rttm, "utf8")) : undefined, text: existsSync(ref) ? readFileSync(ref, "utf8") : undefined });
+    out.push({ name, path, seconds: await seconds(path), people, reference: existsSync(rttm) ? parseRttm(readFileSync(rttm, "utf8")) : undefined, text: existsSync(ref) ? readFileSync(ref, "utf8") : undefined });
   }
   return out;
 }
 
-async function mix(music: string, speech: string, out: string, arrangement: "intro" | "bed"): Promise<void> {
+async function mix(music: string, speech: Speech, out: string, arrangement: "intro" | "bed"): Promise<void> {
   if (existsSync(out)) return;
-  const speechSeconds = (await probeMedia(speech, { requireAudio: true })).durationSeconds;
+  const speechSeconds = speech.seconds;
   const norm = "aformat=sample_rates=16000:channel_layouts=mono,loudnorm=I=-20";
   const intro = `[m1]atrim=20:${20 + INTRO_SECONDS},asetpts=PTS-STARTPTS,afade=t=in:d=0.5,afade=t=out:st=${INTRO_SECONDS - 2}:d=2[intro]`;
   const graph =
     arrangement === "intro"
       ? `[0:a]${norm},asplit[m1][m2];${intro};[m2]atrim=40:${40 + OUTRO_SECONDS},asetpts=PTS-STARTPTS,afade=t=in:d=1,afade=t=out:st=${OUTRO_SECONDS - 2}:d=2[outro];[1:a]${norm}[sp];[intro][sp][outro]concat=n=3:v=0:a=1`
       : `[0:a]${norm},asplit[m1][m2];${intro};[m2]atrim=40:${(40 + speechSeconds + OUTRO_SECONDS).toFixed(3)},asetpts=PTS-STARTPTS,volume=0.15[bed];[1:a]${norm},apad=pad_dur=${OUTRO_SECONDS}[sp];[sp][bed]amix=inputs=2:duration=first:normalize=0[under];[intro][under]concat=n=2:v=0:a=1`;
-  await ffmpeg(["-y", ...mediaInput(music), ...mediaInput(speech), "-filter_complex", graph, "-ar", "16000", "-ac", "1", out]);
+  await ffmpeg(["-y", ...mediaInput(music), ...mediaInput(speech.path), "-filter_complex", graph, "-ar", "16000", "-ac", "1", out]);
 }
 
 interface Row {
@@ -208,9 +210,9 @@ for (const split of splits) {
     for (const sp of speeches) {
       for (const arrangement of arrangements) {
         const out = join(work, `${track.replace(/\W+/g, "_")}.${sp.name}.${arrangement}.wav`);
-        await mix(byTrack.get(track)!, sp.path, out, arrangement);
+        await mix(byTrack.get(track)!, sp, out, arrangement);
         const t = await transcribeFile(out, { model });
-        const speechEnd = INTRO_SECONDS + (await probeMedia(sp.path, { requireAudio: true })).durationSeconds;
+        const speechEnd = INTRO_SECONDS + sp.seconds;
         const shown = new Set(t.words.map((w) => w.speaker)).size;
         const activity = t.speakerActivity ?? [];
         const row: Row = {

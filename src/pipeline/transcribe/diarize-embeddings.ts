@@ -7,7 +7,7 @@
 import { averageLinkage, cosineDistance, type Vec } from "./diarize-cluster.ts";
 import { TurnBuilder, type SpeakerTurn } from "./speaker-turns.ts";
 import { reconstructSpeakers, wordSpeakersFromActivity, type LocalFrames } from "./diarize-local.ts";
-import { mergeRegions, type Region } from "./vad.ts";
+import { mergeRegions, withoutRegions, type Region } from "./vad.ts";
 import { linkedClusters, localSpeakerTags, type LinkOptions } from "./speaker-count.ts";
 import { eigengapCount, type EigengapOptions } from "./spectral-count.ts";
 import { vbResegment, type VbOptions } from "./vb-resegment.ts";
@@ -334,21 +334,6 @@ export function windowTimeline(regions: Region[], windows: Window[], labels: num
 /** A window is mixed when the segmentation hears two voices in more than this share of it. */
 const MIXED_SHARE = 0.4;
 
-/** `regions` less the parts inside `cut`. */
-export function withoutRegions(regions: Region[], cut: Region[]): Region[] {
-  const out: Region[] = [];
-  for (const [a, b] of regions) {
-    let t = a;
-    for (const [c, d] of [...cut].sort((x, y) => x[0] - y[0])) {
-      if (d <= t || c >= b) continue;
-      if (c > t) out.push([t, c]);
-      t = Math.max(t, d);
-    }
-    if (t < b) out.push([t, b]);
-  }
-  return out;
-}
-
 function overlapSeconds(w: Window, regions: Region[]): number {
   return regions.reduce((s, [a, b]) => s + Math.max(0, Math.min(b, w.end) - Math.max(a, w.start)), 0);
 }
@@ -376,8 +361,9 @@ export function diarizeFromEmbeddings(
   // Where only music plays nobody speaks: those windows vote for no one, and a word over them (a sung
   // line, or whisper's first word placed early) takes the voice of the nearest window that is speech.
   const speech = windows.map((_, i) => all[i] !== MUSIC_LABEL);
-  const voiced = speech.some(Boolean) ? windows.filter((_, i) => speech[i]) : windows;
-  const labels = speech.some(Boolean) ? all.filter((l) => l !== MUSIC_LABEL) : all.map(() => 0);
+  const anySpeech = speech.some(Boolean);
+  const voiced = anySpeech ? windows.filter((_, i) => speech[i]) : windows;
+  const labels = anySpeech ? all.filter((l) => l !== MUSIC_LABEL) : all.map(() => 0);
   const ids = wordClusters(words, voiced, labels);
   const names = new Map<number, string>();
   for (const id of [...ids, ...labels]) if (!names.has(id)) names.set(id, `Speaker ${names.size + 1}`);

@@ -13,6 +13,7 @@
  */
 import type { PcmSource } from "../../media/wav.ts";
 import { embeddingWindows, type Window } from "./diarize-embeddings.ts";
+import { totalSeconds, type Region } from "./vad.ts";
 
 const FRAME_SECONDS = 0.025;
 const HOP_SECONDS = 0.01;
@@ -68,11 +69,11 @@ const MUSIC_GAP_SECONDS = 2;
  * 0.75 s inside `regions`, as the speaker models read them) with no window of speech between them and
  * no gap over MUSIC_GAP_SECONDS. None when over `maxShare` of the regions' time would go.
  */
-export function musicStretches(audio: PcmSource, regions: Array<[number, number]>, maxShare = MAX_MUSIC_SHARE): Array<[number, number]> {
+export function musicStretches(audio: PcmSource, regions: Region[], maxShare = MAX_MUSIC_SHARE): Region[] {
   const windows = embeddingWindows(regions);
   const flags = musicWindows(audio, windows);
-  const out: Array<[number, number]> = [];
-  let run: [number, number] | undefined;
+  const out: Region[] = [];
+  let run: Region | undefined;
   const close = () => {
     if (run && run[1] - run[0] >= MIN_MUSIC_STRETCH_SECONDS) out.push(run);
     run = undefined;
@@ -82,13 +83,11 @@ export function musicStretches(audio: PcmSource, regions: Array<[number, number]
     if (flags[i]) run = run ? [run[0], Math.max(run[1], w.end)] : [w.start, w.end];
   });
   close();
-  const speech = regions.reduce((s, [a, b]) => s + (b - a), 0);
-  const music = out.reduce((s, [a, b]) => s + (b - a), 0);
-  return music > maxShare * speech ? [] : out;
+  return totalSeconds(out) > maxShare * totalSeconds(regions) ? [] : out;
 }
 
 /** The transcript's warning for the stretches left out: someone reading it should know why there are no words there. */
-export function musicWarnings(stretches: Array<[number, number]>): string[] {
+export function musicWarnings(stretches: Region[]): string[] {
   if (!stretches.length) return [];
   return [`music, not transcribed: ${stretches.map(([a, b]) => `${a.toFixed(1)}-${b.toFixed(1)} s`).join(", ")}`];
 }

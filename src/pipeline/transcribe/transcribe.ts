@@ -16,10 +16,9 @@ import { transcriptSegments } from "./segments.ts";
 import { realignTurns } from "./turns-realign.ts";
 import type { Transcript, Word } from "../types.ts";
 import { decodedLengthLimit } from "../decoded-length.ts";
-import { speechRegions, totalSeconds, type Region } from "./vad.ts";
+import { speechRegions, totalSeconds, withoutRegions, type Region } from "./vad.ts";
 import { quietSpeech, withQuietWords } from "./quiet-speech.ts";
 import { musicStretches, musicWarnings } from "./music-windows.ts";
-import { withoutRegions } from "./diarize-embeddings.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
 import { chooseAsrEngine, ggmlModelFor } from "./asr-engine.ts";
 import { recogniseInProcess } from "./recognise-in-process.ts";
@@ -124,6 +123,9 @@ export function longestUnheardSpeech(words: ReadonlyArray<{ start: number; end: 
 /** What is left of a region once music is cut out of it, under this, is not worth a recogniser's look. */
 const MIN_RECOGNISED_SECONDS = 0.25;
 
+/** `regions` less `music`, without the slivers the cut leaves. */
+const lessMusic = (regions: Region[], music: Region[]): Region[] => (music.length ? withoutRegions(regions, music).filter(([a, b]) => b - a >= MIN_RECOGNISED_SECONDS) : regions);
+
 const withWarnings = (warnings: string[]) => (warnings.length ? { warnings } : {});
 
 /** Decode → Silero VAD → Whisper with word timings → speaker labels → speaker-turn segments. */
@@ -178,7 +180,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     // invents words there, takes the language from them and garbles the talk that follows. The speaker
     // models still read them, to know the music for what it is.
     const music = musicStretches(audio, regions);
-    const spoken = music.length ? withoutRegions(regions, music).filter(([a, b]) => b - a >= MIN_RECOGNISED_SECONDS) : regions;
+    const spoken = lessMusic(regions, music);
     if (music.length) log.info("music not recognised", { stretches: music.length, seconds: totalSeconds(music) });
 
     const evidenceInput = { wav, audio, regions, diarizer: opts.diarizer, signal: speakerWork.signal, onStats: opts.onStats };
@@ -243,7 +245,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     // Speech the segmentation model heard where Silero did not (quiet-speech.ts), now the speaker models are done.
     const heardOnlyThere = result && found?.kind === "neural" ? quietSpeech(regions, found.regions) : [];
     // (A tune the segmentation model alone heard is no more recognised than one Silero heard.)
-    const quiet = heardOnlyThere.length ? withoutRegions(heardOnlyThere, musicStretches(audio, heardOnlyThere, 1)).filter(([a, b]) => b - a >= MIN_RECOGNISED_SECONDS) : [];
+    const quiet = lessMusic(heardOnlyThere, musicStretches(audio, heardOnlyThere, 1));
     if (result && quiet.length) {
       // Without the vocabulary prompt: on a second or two of quiet speech it is what Whisper would write.
       const again = await recognise(undefined, () => {}, quiet, result.language);

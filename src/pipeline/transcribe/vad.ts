@@ -59,3 +59,18 @@ export function mergeRegions(regions: Region[]): Region[] {
 }
 
 export const totalSeconds = (regions: Region[]): number => regions.reduce((s, [a, b]) => s + (b - a), 0);
+
+/** `regions` less the parts inside `cut`. */
+export function withoutRegions(regions: Region[], cut: Region[]): Region[] {
+  const out: Region[] = [];
+  for (const [a, b] of regions) {
+    let t = a;
+    for (const [c, d] of [...cut].sort((x, y) => x[0] - y[0])) {
+      if (d <= t || c >= b) continue;
+      if (c > t) out.push([t, c]);
+      t = Math.max(t, d);
+    }
+    if (t < b) out.push([t, b]);
+  }
+  return out;
+}

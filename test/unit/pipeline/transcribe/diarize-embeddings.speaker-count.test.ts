@@ -1,6 +1,7 @@
 /** Counting speakers from embeddings: who is a person, and who is music, overlap or a single window. */
 import { expect, test } from "bun:test";
-import { clusterEmbeddings, confidentSeconds, diarizeFromEmbeddings, givenCountOfPeople, MUSIC_LABEL, withoutRegions, type Window } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { clusterEmbeddings, confidentSeconds, diarizeFromEmbeddings, givenCountOfPeople, MUSIC_LABEL, type Window } from "../../../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { withoutRegions } from "../../../../src/pipeline/transcribe/vad.ts";
 
 /** Deterministic pseudo-random numbers so the tests cannot flake. */
 function rng(seed: number) {
