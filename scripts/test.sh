@@ -7,6 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
+# Every temporary folder of the run (test data folders, the servers' uploads, PostgreSQL, SeaweedFS, the
+# conformance suite's servers) lives under one folder that the run removes at its end, pass or fail: the
+# tests make hundreds of them (some with 256 MB uploads), and a machine that runs the suite again and
+# again would otherwise fill its disk until the appliance's free-space reserve turns jobs away.
+RUN_TMP="$(mktemp -d "${TMPDIR:-/tmp}/clipyard-test-run.XXXXXX")"
+export TMPDIR="$RUN_TMP"
+trap 'rm -rf "$RUN_TMP"' EXIT
+
 CONFORMANCE_DIR="${CONFORMANCE_DIR:-../shared/conformance}"
 # A clone without the sibling shared/ folder skips the conformance suite (and the tests that read
 # ../shared/media, test/helpers/shared.ts); CI (CLIPYARD_REQUIRE_SHARED=1, .ci/run) fails instead.
@@ -37,7 +45,7 @@ cleanup() {
   for pid in ${PG_PASS_PID:-} ${SOURCE_PID:-} ${BINARY_PID:-} ${POSTGRES_PID:-}; do kill "$pid" 2>/dev/null || true; done
   bash scripts/cluster/postgres.sh stop "$PG_DIR" || true
   [ -n "${SW_PORT:-}" ] && SEAWEEDFS_PORT="$SW_PORT" bash scripts/cluster/seaweedfs.sh stop "$SW_DIR" || true
-  rm -rf "$PG_DIR" "$SW_DIR" "$BIN_DIR" "$LOGS" "$CLIPYARD_TEST_JOB_CACHE"
+  rm -rf "$PG_DIR" "$SW_DIR" "$BIN_DIR" "$LOGS" "$CLIPYARD_TEST_JOB_CACHE" "$RUN_TMP"
 }
 trap cleanup EXIT
 for attempt in 1 2 3 4 5; do
