@@ -12,6 +12,8 @@ bash scripts/setup.sh
 # tests make hundreds of them (some with 256 MB uploads), and a machine that runs the suite again and
 # again would otherwise fill its disk until the appliance's free-space reserve turns jobs away.
 RUN_TMP="$(mktemp -d "${TMPDIR:-/tmp}/clipyard-test-run.XXXXXX")"
+# Others may pass through it (not list it): the test PostgreSQL runs as the postgres user when root runs the suite.
+chmod 711 "$RUN_TMP"
 export TMPDIR="$RUN_TMP"
 trap 'rm -rf "$RUN_TMP"' EXIT
 
