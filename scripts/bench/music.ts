@@ -3,8 +3,8 @@
  * Speakers with music: real conversations with real music before and after them (a theme tune) or
  * under them (a bed), through the whole transcription (`transcribeFile`, default recogniser), and per
  * mix the speakers the transcript shows (those who own words) against the people who talk, the
- * diarizer's count and DER where the speech has a reference, and the words written where only music
- * plays (lyrics, or whisper's guesses). Nothing here has a reference for music, so the music comes from
+ * diarizer's count and DER where the speech has a reference, the words written where only music
+ * plays (lyrics, or whisper's guesses), and the changes of speaker that fall on a sentence end. Nothing here has a reference for music, so the music comes from
  * Debian's game soundtracks (fetched with `apt-get download` into --music-dir on first use): the tuning
  * split is drascula-music (short synth and pop tracks, one with a sung verse), the held-out split
  * wesnoth-1.16-music (orchestral, one choral piece with sung Latin words).
@@ -31,7 +31,7 @@ import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { lowEnergyShare, MUSIC_LOW_ENERGY_SHARE } from "../../src/pipeline/transcribe/music-windows.ts";
-import { diarizationErrorRate, parseRttm, wordErrorRate, type Turn } from "./asr-scoring.ts";
+import { diarizationErrorRate, parseRttm, turnSentenceStats, wordErrorRate, type Turn } from "./asr-scoring.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -140,6 +140,9 @@ interface Row {
   wer?: { errors: number; words: number };
   language: string;
   musicWords: number;
+  /** Changes of speaker between words, and how many fall on a sentence end (issue 31's turn figure). */
+  changes: number;
+  changesAtSentenceEnd: number;
 }
 
 const byTrack = ensureMusic();
@@ -205,6 +208,10 @@ async function windowShares(path: string, from = 0, seconds = Infinity, keep: (s
 const speeches = await speechParts(work);
 const splits = (splitArg === "both" ? ["tuning", "held-out"] : [splitArg]) as Array<keyof typeof TRACKS>;
 const rows: Row[] = [];
+const turnsOf = (words: Array<{ word: string; start: number; end: number; speaker: string }>) => {
+  const t = turnSentenceStats(words);
+  return { changes: t.changes, changesAtSentenceEnd: t.changesAtSentenceEnd };
+};
 for (const split of splits) {
   for (const track of TRACKS[split]) {
     for (const sp of speeches) {
@@ -225,6 +232,7 @@ for (const split of splits) {
           diarized: new Set(activity.map((a) => a.speaker)).size,
           language: t.language,
           musicWords: t.words.filter((w) => (w.start + w.end) / 2 < INTRO_SECONDS - 0.5 || (w.start + w.end) / 2 > speechEnd + 0.5).length,
+          ...turnsOf(t.words),
         };
         if (sp.text) {
           const w = wordErrorRate(sp.text, t.words.map((x) => x.word).join(" "));
@@ -247,18 +255,22 @@ const werOf = (rs: Row[]) => {
   const w = rs.filter((r) => r.wer);
   return w.length ? pct(w.reduce((s, r) => s + r.wer!.errors, 0) / w.reduce((s, r) => s + r.wer!.words, 0)) : "-";
 };
-console.log("| split | track | speech | arrangement | people | in transcript | diarizer | DER (activity) | WER | language | words where only music plays |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
-for (const r of rows) console.log(`| ${r.split} | ${r.track} | ${r.speech} | ${r.arrangement} | ${r.people} | ${r.shown} | ${r.diarized} | ${r.der === undefined ? "-" : pct(r.der)} | ${werOf([r])} | ${r.language} | ${r.musicWords} |`);
-console.log("\n| split | speech | mixes | transcript count exact | diarizer count exact | mean DER (activity) | WER (pooled) | not English | words where only music plays |");
-console.log("|---|---|---|---|---|---|---|---|---|");
+const turnEnds = (rs: Row[]) => {
+  const changes = rs.reduce((s, r) => s + r.changes, 0);
+  return changes ? `${pct(rs.reduce((s, r) => s + r.changesAtSentenceEnd, 0) / changes)} of ${changes}` : "-";
+};
+console.log("| split | track | speech | arrangement | people | in transcript | diarizer | DER (activity) | WER | language | words where only music plays | turn ends on a sentence end |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
+for (const r of rows) console.log(`| ${r.split} | ${r.track} | ${r.speech} | ${r.arrangement} | ${r.people} | ${r.shown} | ${r.diarized} | ${r.der === undefined ? "-" : pct(r.der)} | ${werOf([r])} | ${r.language} | ${r.musicWords} | ${turnEnds([r])} |`);
+console.log("\n| split | speech | mixes | transcript count exact | diarizer count exact | mean DER (activity) | WER (pooled) | not English | words where only music plays | turn ends on a sentence end |");
+console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const split of splits) {
   for (const speech of [...speeches.map((s) => s.name), "all"]) {
     const rs = rows.filter((r) => r.split === split && (speech === "all" || r.speech === speech));
     if (!rs.length) continue;
     const ders = rs.filter((r) => r.der !== undefined).map((r) => r.der!);
     console.log(
-      `| ${split} | ${speech} | ${rs.length} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${ders.length ? pct(ders.reduce((a, b) => a + b, 0) / ders.length) : "-"} | ${werOf(rs)} | ${rs.filter((r) => r.language !== "en").length} | ${rs.reduce((s, r) => s + r.musicWords, 0)} |`,
+      `| ${split} | ${speech} | ${rs.length} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${ders.length ? pct(ders.reduce((a, b) => a + b, 0) / ders.length) : "-"} | ${werOf(rs)} | ${rs.filter((r) => r.language !== "en").length} | ${rs.reduce((s, r) => s + r.musicWords, 0)} | ${turnEnds(rs)} |`,
     );
   }
 }
