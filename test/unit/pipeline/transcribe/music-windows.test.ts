@@ -1,6 +1,6 @@
 /** Music against speech by the share of low-energy frames: constructed signals with known answers. */
 import { expect, test } from "bun:test";
-import { lowEnergyShare, MUSIC_LOW_ENERGY_SHARE, musicStretches, musicWarnings, musicWindows } from "../../../../src/pipeline/transcribe/music-windows.ts";
+import { lowEnergyShare, MUSIC_EDGE_SHARE, MUSIC_LOW_ENERGY_SHARE, musicStretches, musicWarnings, musicWindows } from "../../../../src/pipeline/transcribe/music-windows.ts";
 import type { PcmSource } from "../../../../src/media/wav.ts";
 
 const SR = 16000;
@@ -60,4 +60,23 @@ test("music stretches: three seconds of music windows, across Silero's cuts, unl
   expect(musicStretches(song, [[0, 20]])).toEqual([]);
   expect(musicStretches(song, [[0, 20]], 1).length).toBe(1);
   expect(musicWarnings([[0, 8.2]])).toEqual(["music, not transcribed: 0.0-8.2 s"]);
+});
+
+test("a stretch takes in the tune's fading edges, not the speech beside it", () => {
+  // A tune that fades in over its first half second, cut by Silero at 1.5 s, then talk from 9 s.
+  const fadeIn = (t: number) => chord(t) * Math.min(1, t / 0.5);
+  const audio = source(signal(20, (t) => (t < 9 ? fadeIn(t) : syllables(t))));
+  const first = lowEnergyShare(signal(1.5, fadeIn), SR);
+  expect(first).toBeGreaterThanOrEqual(MUSIC_LOW_ENERGY_SHARE);
+  expect(first).toBeLessThan(MUSIC_EDGE_SHARE);
+  const stretches = musicStretches(audio, [
+    [0, 1.5],
+    [1.65, 9],
+    [9.1, 20],
+  ]);
+  // Before, the fade's own piece was left to the recogniser: a second of music whisper wrote words for.
+  expect(stretches).toEqual([[0, 9]]);
+  // The fade alone is no tune: a stretch needs its three seconds of music windows first.
+  const short = source(signal(12, (t) => (t < 2 ? fadeIn(t) : syllables(t))));
+  expect(musicStretches(short, [[0, 12]])).toEqual([]);
 });
