@@ -55,8 +55,10 @@ interface Cached {
   duration: number;
   windows: Array<{ start: number; end: number }>;
   embeddings: number[][];
-  /** Per window, music or singing (music-windows.ts). */
+  /** Per window, music or singing (music-windows.ts), Silero's confident speech excepted. */
   music?: boolean[];
+  /** The music flags were read with Silero's probabilities (caches from before that are read again). */
+  musicVoiced?: boolean;
 }
 
 /** Where a file's recording and references are: the shared media, or the folder the joined file is made in. */
@@ -95,13 +97,20 @@ async function withSpeechWav<T>(name: string, read: (wav: string, audio: ReturnT
   }
 }
 
+/** Silero's frame probabilities, as the pipeline gives them to the music flags. */
+async function sileroVoice(wav: string, audio: ReturnType<typeof openWav>) {
+  const vad = await speechProbabilities(wav, audio, resolveModel("silero-vad"));
+  return { probs: vad.probs, frameSeconds: vad.frame_seconds };
+}
+
 async function features(name: string): Promise<Cached> {
   const path = join(cacheDir, `${name}.json`);
   if (existsSync(path)) {
     const c: Cached = JSON.parse(readFileSync(path, "utf8"));
-    if (c.music) return c;
-    // A cache from before music-windows.ts: add the windows' music flags.
-    c.music = await withSpeechWav(name, async (_, audio) => musicWindows(audio, c.windows));
+    if (c.music && c.musicVoiced) return c;
+    // A cache from before music-windows.ts, or before its Silero gate: the windows' music flags again.
+    c.music = await withSpeechWav(name, async (wav, audio) => musicWindows(audio, c.windows, await sileroVoice(wav, audio)));
+    c.musicVoiced = true;
     writeFileSync(path, JSON.stringify(c));
     return c;
   }
@@ -116,7 +125,8 @@ async function features(name: string): Promise<Cached> {
     const regions = mergeRegions([...vadRegions, ...speech]);
     const windows = embeddingWindows(regions);
     const embeddings = await speakerEmbeddings(plan, resolveModel(SPEAKER_EMBEDDING_MODEL), wav, audio, windows.map((w) => [w.start, w.end]));
-    return { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings, music: musicWindows(audio, windows) };
+    const music = musicWindows(audio, windows, { probs: vad.probs, frameSeconds: vad.frame_seconds });
+    return { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings, music, musicVoiced: true };
   });
   writeFileSync(path, JSON.stringify(c));
   return c;

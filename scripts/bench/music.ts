@@ -10,7 +10,7 @@
  * wesnoth-1.16-music (orchestral, one choral piece with sung Latin words).
  *
  *   nice bun scripts/bench/music.ts [--music-dir /tmp/clipyard-music] [--model whisper-base]
- *     [--split tuning|held-out|both] [--arrangements intro,bed] [--windows-only]
+ *     [--split tuning|held-out|both] [--arrangements intro,bed,loud-bed] [--windows-only]
  *
  * First, without any model (--windows-only stops there): how many 1.5 s windows every 0.75 s sound
  * like music by music-windows.ts, over 30 s of every track of both packages and over the speech at
@@ -19,7 +19,9 @@
  *
  * Each mix: both parts loudness-normalised to -20 LUFS; "intro" is 12 s of the track (from 20 s in,
  * faded out over its last 2 s), the speech, then 8 s more of the track (from 40 s in); "bed" is the
- * same intro, then the speech with the track under it 16.5 dB down (volume 0.15) to 8 s past its end.
+ * same intro, then the speech with the track under it 16.5 dB down (volume 0.15) to 8 s past its end;
+ * "loud-bed" (not run unless asked) the same with the track 6 dB down (volume 0.5), loud enough to fill
+ * the talk's pauses. Each mix also reports the seconds of talk left out of recognition as music.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
@@ -41,7 +43,10 @@ const SHARED = process.env.CLIPYARD_SHARED_MEDIA ?? join(import.meta.dir, "../..
 const musicDir = arg("music-dir") ?? join(tmpdir(), "clipyard-music");
 const model = arg("model") ?? "whisper-base";
 const splitArg = arg("split") ?? "both";
-const arrangements = (arg("arrangements") ?? "intro,bed").split(",") as Array<"intro" | "bed">;
+type Arrangement = "intro" | "bed" | "loud-bed";
+const arrangements = (arg("arrangements") ?? "intro,bed").split(",") as Arrangement[];
+/** How far under the talk the bed plays: 16.5 dB ("bed"), or 6 dB ("loud-bed", loud enough to fill the talk's pauses). */
+const BED_VOLUME = { bed: 0.15, "loud-bed": 0.5 };
 
 const INTRO_SECONDS = 12;
 const OUTRO_SECONDS = 8;
@@ -115,7 +120,7 @@ async function speechParts(work: string): Promise<Speech[]> {
   return out;
 }
 
-async function mix(music: string, speech: Speech, out: string, arrangement: "intro" | "bed"): Promise<void> {
+async function mix(music: string, speech: Speech, out: string, arrangement: Arrangement): Promise<void> {
   if (existsSync(out)) return;
   const speechSeconds = speech.seconds;
   const norm = "aformat=sample_rates=16000:channel_layouts=mono,loudnorm=I=-20";
@@ -123,7 +128,7 @@ async function mix(music: string, speech: Speech, out: string, arrangement: "int
   const graph =
     arrangement === "intro"
       ? `[0:a]${norm},asplit[m1][m2];${intro};[m2]atrim=40:${40 + OUTRO_SECONDS},asetpts=PTS-STARTPTS,afade=t=in:d=1,afade=t=out:st=${OUTRO_SECONDS - 2}:d=2[outro];[1:a]${norm}[sp];[intro][sp][outro]concat=n=3:v=0:a=1`
-      : `[0:a]${norm},asplit[m1][m2];${intro};[m2]atrim=40:${(40 + speechSeconds + OUTRO_SECONDS).toFixed(3)},asetpts=PTS-STARTPTS,volume=0.15[bed];[1:a]${norm},apad=pad_dur=${OUTRO_SECONDS}[sp];[sp][bed]amix=inputs=2:duration=first:normalize=0[under];[intro][under]concat=n=2:v=0:a=1`;
+      : `[0:a]${norm},asplit[m1][m2];${intro};[m2]atrim=40:${(40 + speechSeconds + OUTRO_SECONDS).toFixed(3)},asetpts=PTS-STARTPTS,volume=${BED_VOLUME[arrangement]}[bed];[1:a]${norm},apad=pad_dur=${OUTRO_SECONDS}[sp];[sp][bed]amix=inputs=2:duration=first:normalize=0[under];[intro][under]concat=n=2:v=0:a=1`;
   await ffmpeg(["-y", ...mediaInput(music), ...mediaInput(speech.path), "-filter_complex", graph, "-ar", "16000", "-ac", "1", out]);
 }
 
@@ -140,6 +145,8 @@ interface Row {
   wer?: { errors: number; words: number };
   language: string;
   musicWords: number;
+  /** Seconds of the talk left out of recognition as music (the transcript's "music, not transcribed" warning). */
+  talkCut: number;
   /** Changes of speaker between words, and how many fall on a sentence end (issue 31's turn figure). */
   changes: number;
   changesAtSentenceEnd: number;
@@ -208,6 +215,12 @@ async function windowShares(path: string, from = 0, seconds = Infinity, keep: (s
 const speeches = await speechParts(work);
 const splits = (splitArg === "both" ? ["tuning", "held-out"] : [splitArg]) as Array<keyof typeof TRACKS>;
 const rows: Row[] = [];
+/** Seconds of [from, to] inside the stretches a "music, not transcribed: a-b s, …" warning names. */
+const talkCut = (warnings: string[], from: number, to: number) =>
+  warnings
+    .filter((w) => w.startsWith("music, not transcribed: "))
+    .flatMap((w) => [...w.matchAll(/([\d.]+)-([\d.]+) s/g)].map((m) => [Number(m[1]), Number(m[2])]))
+    .reduce((sum, [a, b]) => sum + Math.max(0, Math.min(b!, to) - Math.max(a!, from)), 0);
 const turnsOf = (words: Array<{ word: string; start: number; end: number; speaker: string }>) => {
   const t = turnSentenceStats(words);
   return { changes: t.changes, changesAtSentenceEnd: t.changesAtSentenceEnd };
@@ -232,6 +245,7 @@ for (const split of splits) {
           diarized: new Set(activity.map((a) => a.speaker)).size,
           language: t.language,
           musicWords: t.words.filter((w) => (w.start + w.end) / 2 < INTRO_SECONDS - 0.5 || (w.start + w.end) / 2 > speechEnd + 0.5).length,
+          talkCut: talkCut(t.warnings ?? [], INTRO_SECONDS, speechEnd),
           ...turnsOf(t.words),
         };
         if (sp.text) {
@@ -259,18 +273,18 @@ const turnEnds = (rs: Row[]) => {
   const changes = rs.reduce((s, r) => s + r.changes, 0);
   return changes ? `${pct(rs.reduce((s, r) => s + r.changesAtSentenceEnd, 0) / changes)} of ${changes}` : "-";
 };
-console.log("| split | track | speech | arrangement | people | in transcript | diarizer | DER (activity) | WER | language | words where only music plays | turn ends on a sentence end |");
+console.log("| split | track | speech | arrangement | people | in transcript | diarizer | DER (activity) | WER | language | words where only music plays | turn ends on a sentence end | talk not recognised (s) |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+for (const r of rows) console.log(`| ${r.split} | ${r.track} | ${r.speech} | ${r.arrangement} | ${r.people} | ${r.shown} | ${r.diarized} | ${r.der === undefined ? "-" : pct(r.der)} | ${werOf([r])} | ${r.language} | ${r.musicWords} | ${turnEnds([r])} | ${r.talkCut.toFixed(1)} |`);
+console.log("\n| split | arrangement | speech | mixes | transcript count exact | diarizer count exact | mean DER (activity) | WER (pooled) | not English | words where only music plays | turn ends on a sentence end | talk not recognised (s) |");
 console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
-for (const r of rows) console.log(`| ${r.split} | ${r.track} | ${r.speech} | ${r.arrangement} | ${r.people} | ${r.shown} | ${r.diarized} | ${r.der === undefined ? "-" : pct(r.der)} | ${werOf([r])} | ${r.language} | ${r.musicWords} | ${turnEnds([r])} |`);
-console.log("\n| split | speech | mixes | transcript count exact | diarizer count exact | mean DER (activity) | WER (pooled) | not English | words where only music plays | turn ends on a sentence end |");
-console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const split of splits) {
-  for (const speech of [...speeches.map((s) => s.name), "all"]) {
-    const rs = rows.filter((r) => r.split === split && (speech === "all" || r.speech === speech));
+  for (const arrangement of arrangements.length > 1 ? [...arrangements, "all"] : arrangements) for (const speech of [...speeches.map((s) => s.name), "all"]) {
+    const rs = rows.filter((r) => r.split === split && (arrangement === "all" || r.arrangement === arrangement) && (speech === "all" || r.speech === speech));
     if (!rs.length) continue;
     const ders = rs.filter((r) => r.der !== undefined).map((r) => r.der!);
     console.log(
-      `| ${split} | ${speech} | ${rs.length} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${ders.length ? pct(ders.reduce((a, b) => a + b, 0) / ders.length) : "-"} | ${werOf(rs)} | ${rs.filter((r) => r.language !== "en").length} | ${rs.reduce((s, r) => s + r.musicWords, 0)} | ${turnEnds(rs)} |`,
+      `| ${split} | ${arrangement} | ${speech} | ${rs.length} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${ders.length ? pct(ders.reduce((a, b) => a + b, 0) / ders.length) : "-"} | ${werOf(rs)} | ${rs.filter((r) => r.language !== "en").length} | ${rs.reduce((s, r) => s + r.musicWords, 0)} | ${turnEnds(rs)} | ${rs.reduce((s, r) => s + r.talkCut, 0).toFixed(1)} |`,
     );
   }
 }

@@ -14,6 +14,7 @@ import type { LocalFrames } from "./diarize-local.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings, type SpeakerEngineChoice, type SpeakerEnginePlan } from "./speaker-engine.ts";
 import { mergeRegions, speechRegions, type Region, type VadOptions } from "./vad.ts";
 import { musicWindows } from "./music-windows.ts";
+import type { FrameProbabilities } from "./word-edges.ts";
 
 export const SPEAKER_EMBEDDING_MODEL = "campplus-zh-en";
 export const SEGMENTATION_MODEL = "pyannote-segmentation-3.0";
@@ -40,6 +41,8 @@ export interface LabelSpeakersInput {
   /** The same audio, read on demand (the MFCC fallback's features). */
   audio: PcmSource;
   regions: Region[];
+  /** Silero's frame probabilities: a window it is sure is speech is never music (music-windows.ts). */
+  voice?: FrameProbabilities;
   words: TimedWord[];
   numSpeakers?: number;
   /** "mfcc" skips the embedding model (benchmarks compare the two). */
@@ -154,7 +157,7 @@ export async function speakerEvidence(input: SpeakerEvidenceInput): Promise<Spea
     const warning = "reason" in seg ? `overlapping speech not detected and quiet speech left to the VAD: ${seg.reason}` : undefined;
     if ("reason" in seg) log.warn("segmentation model unavailable; diarizing without overlap detection", { reason: seg.reason });
     // Music and singing the segmentation model took for speech are not confident speech (music-windows.ts).
-    const local = "reason" in seg ? undefined : { ...seg.local, music: musicWindows(input.audio, windows) };
+    const local = "reason" in seg ? undefined : { ...seg.local, music: musicWindows(input.audio, windows, input.voice) };
     if (!windows.length) return { kind: "neural", regions, overlaps, windows, embeddings: [], local, engine, warning };
     const embedRun = await timed(() => speakerEmbeddings(plan, modelPath, input.wav, input.audio, windows.map((w) => [w.start, w.end]), input.signal));
     input.onStats?.("embed", embedRun.usage);

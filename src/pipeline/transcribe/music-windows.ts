@@ -12,6 +12,7 @@
  * garbled the first sentence after it. Long stretches of music are therefore not recognised at all.
  */
 import type { PcmSource } from "../../media/wav.ts";
+import type { FrameProbabilities } from "./word-edges.ts";
 import { embeddingWindows, type Window } from "./diarize-embeddings.ts";
 import { mergeRegions, totalSeconds, type Region } from "./vad.ts";
 
@@ -42,18 +43,44 @@ export function lowEnergyShare(samples: Float32Array, sampleRate: number): numbe
   return rms.filter((r) => r < 0.5 * mean).length / rms.length;
 }
 
-/** Per window, its share of low-energy frames; 1 (never music) for windows too short to judge. */
-function windowShares(audio: PcmSource, windows: Window[]): number[] {
+/**
+ * Where Silero is this sure of speech on average over a window, it is talk, however steady the sound:
+ * talk over a loud music bed (6 dB under it) fills its own pauses with the music, so whole sentences of it
+ * were cut out of recognition (74 s of the 18 held-out loud-bed mixes of `scripts/bench/music.ts`) and a
+ * host who talks over the bed could be taken for the music. Silero hears singing as speech too, and low
+ * frames cannot tell a held sung note from talk whose pauses a bed fills (both read 0.00-0.09), so this
+ * trades: at 0.8 that talk is nearly all recognised (74 → 29 s cut held out, 22 → 0 s tuning), and one
+ * sung outro of the 60 intro and bed mixes (drascula track1, Silero over 0.8) goes back to whisper, which
+ * writes its lyrics; at 0.95 no tune changes but neither does the held-out talk (docs/benchmarks/speakers.md).
+ */
+export const MUSIC_MAX_VOICE = 0.8;
+
+/** Silero's mean probability over a window. */
+function meanVoice(voice: FrameProbabilities, w: Window): number {
+  const a = Math.max(0, Math.floor(w.start / voice.frameSeconds));
+  const b = Math.min(voice.probs.length, Math.ceil(w.end / voice.frameSeconds));
+  if (b <= a) return 0;
+  let s = 0;
+  for (let i = a; i < b; i++) s += voice.probs[i]!;
+  return s / (b - a);
+}
+
+/**
+ * Per window, its share of low-energy frames; 1 (never music) for windows too short to judge, and for
+ * those Silero is sure are speech (MUSIC_MAX_VOICE) when its probabilities are given.
+ */
+function windowShares(audio: PcmSource, windows: Window[], voice?: FrameProbabilities): number[] {
   return windows.map((w) => {
     if (w.end - w.start < MIN_MUSIC_WINDOW_SECONDS) return 1;
+    if (voice && meanVoice(voice, w) >= MUSIC_MAX_VOICE) return 1;
     const start = Math.max(0, Math.round(w.start * audio.sampleRate));
     return lowEnergyShare(audio.read(start, Math.round((w.end - w.start) * audio.sampleRate)), audio.sampleRate);
   });
 }
 
-/** Per window: true where it sounds like music or singing rather than speech. */
-export function musicWindows(audio: PcmSource, windows: Window[]): boolean[] {
-  return windowShares(audio, windows).map((share) => share < MUSIC_LOW_ENERGY_SHARE);
+/** Per window: true where it sounds like music or singing rather than speech (and Silero, when given, is not sure it is speech). */
+export function musicWindows(audio: PcmSource, windows: Window[], voice?: FrameProbabilities): boolean[] {
+  return windowShares(audio, windows, voice).map((share) => share < MUSIC_LOW_ENERGY_SHARE);
 }
 
 /** A run of music windows this long or longer is left out of recognition (a theme tune; not a held note between words). */
@@ -82,9 +109,9 @@ export const MUSIC_EDGE_SHARE = 0.2;
  * 0.75 s inside `regions`, as the speaker models read them) with no window of speech between them and
  * no gap over MUSIC_GAP_SECONDS. None when over `maxShare` of the regions' time would go.
  */
-export function musicStretches(audio: PcmSource, regions: Region[], maxShare = MAX_MUSIC_SHARE): Region[] {
+export function musicStretches(audio: PcmSource, regions: Region[], maxShare = MAX_MUSIC_SHARE, voice?: FrameProbabilities): Region[] {
   const windows = embeddingWindows(regions);
-  const shares = windowShares(audio, windows);
+  const shares = windowShares(audio, windows, voice);
   // Runs of music windows, as first and last window index.
   const runs: Array<[number, number]> = [];
   windows.forEach((w, i) => {

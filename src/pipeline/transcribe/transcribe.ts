@@ -179,11 +179,12 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     // Long stretches of music are not given to the recogniser (music-windows.ts): it writes lyrics or
     // invents words there, takes the language from them and garbles the talk that follows. The speaker
     // models still read them, to know the music for what it is.
-    const music = musicStretches(audio, regions);
+    const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
+    const music = musicStretches(audio, regions, undefined, voice);
     const spoken = lessMusic(regions, music);
     if (music.length) log.info("music not recognised", { stretches: music.length, seconds: totalSeconds(music) });
 
-    const evidenceInput = { wav, audio, regions, diarizer: opts.diarizer, signal: speakerWork.signal, onStats: opts.onStats };
+    const evidenceInput = { wav, audio, regions, voice, diarizer: opts.diarizer, signal: speakerWork.signal, onStats: opts.onStats };
     const startEvidence = () => (opts.diarize === false ? undefined : speakerEvidence(evidenceInput));
     if (opts.speakersBesideRecognition !== false) {
       evidence = startEvidence();
@@ -197,7 +198,6 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const recognise = async (prompt: string | undefined, report: (f: number) => void, stretches = spoken, lang = language): Promise<AsrResult | undefined> => {
       let result: AsrResult | undefined;
       if (stretches.length && engine === "whisper-cpp") {
-        const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
         const r = await recogniseInProcess(modelName, audio!, stretches, { threads, language: lang, prompt, onProgress: report, signal: opts.signal, voice });
         result = { language: r.language, language_probability: 1, duration, words: r.words };
         log.debug("in-process word times", { from: r.wordTimes });
@@ -245,7 +245,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     // Speech the segmentation model heard where Silero did not (quiet-speech.ts), now the speaker models are done.
     const heardOnlyThere = result && found?.kind === "neural" ? quietSpeech(regions, found.regions) : [];
     // (A tune the segmentation model alone heard is no more recognised than one Silero heard.)
-    const quiet = lessMusic(heardOnlyThere, musicStretches(audio, heardOnlyThere, 1));
+    const quiet = lessMusic(heardOnlyThere, musicStretches(audio, heardOnlyThere, 1, voice));
     if (result && quiet.length) {
       // Without the vocabulary prompt: on a second or two of quiet speech it is what Whisper would write.
       const again = await recognise(undefined, () => {}, quiet, result.language);

@@ -1,6 +1,6 @@
 /** Music against speech by the share of low-energy frames: constructed signals with known answers. */
 import { expect, test } from "bun:test";
-import { lowEnergyShare, MUSIC_EDGE_SHARE, MUSIC_LOW_ENERGY_SHARE, musicStretches, musicWarnings, musicWindows } from "../../../../src/pipeline/transcribe/music-windows.ts";
+import { lowEnergyShare, MUSIC_EDGE_SHARE, MUSIC_LOW_ENERGY_SHARE, MUSIC_MAX_VOICE, musicStretches, musicWarnings, musicWindows } from "../../../../src/pipeline/transcribe/music-windows.ts";
 import type { PcmSource } from "../../../../src/media/wav.ts";
 
 const SR = 16000;
@@ -79,4 +79,24 @@ test("a stretch takes in the tune's fading edges, not the speech beside it", () 
   // The fade alone is no tune: a stretch needs its three seconds of music windows first.
   const short = source(signal(12, (t) => (t < 2 ? fadeIn(t) : syllables(t))));
   expect(musicStretches(short, [[0, 12]])).toEqual([]);
+});
+
+test("a window Silero is sure is speech is never music: talk over a loud bed keeps its words", () => {
+  // 20 s of steady sound (a bed loud enough to fill the talk's pauses); Silero sure of speech from 8 s.
+  const audio = source(signal(20, chord));
+  const frameSeconds = 0.032;
+  const voice = { frameSeconds, probs: Float32Array.from({ length: Math.ceil(20 / frameSeconds) }, (_, i) => (i * frameSeconds >= 8 ? 1 : 0.5)) };
+  const windows = [
+    { start: 0, end: 1.5 },
+    { start: 10, end: 11.5 },
+  ];
+  expect(musicWindows(audio, windows)).toEqual([true, true]);
+  expect(musicWindows(audio, windows, voice)).toEqual([true, false]);
+  // The stretch stops within a window of where the talk starts, and does not take the talk in as a fading edge.
+  const [stretch] = musicStretches(audio, [[0, 20]], 1, voice);
+  expect(stretch![0]).toBe(0);
+  expect(stretch![1]).toBeGreaterThan(7.5);
+  expect(stretch![1]).toBeLessThanOrEqual(9.5);
+  expect(musicStretches(audio, [[0, 20]], 1)).toEqual([[0, 20]]);
+  expect(MUSIC_MAX_VOICE).toBeLessThan(1);
 });
