@@ -4,10 +4,11 @@
  * under them (a bed), through the whole transcription (`transcribeFile`, default recogniser), and per
  * mix the speakers the transcript shows (those who own words) against the people who talk, the
  * diarizer's count and DER where the speech has a reference, the words written where only music
- * plays (lyrics, or whisper's guesses), and the changes of speaker that fall on a sentence end. Nothing here has a reference for music, so the music comes from
- * Debian's game soundtracks (fetched with `apt-get download` into --music-dir on first use): the tuning
- * split is drascula-music (short synth and pop tracks, one with a sung verse), the held-out split
- * wesnoth-1.16-music (orchestral, one choral piece with sung Latin words).
+ * plays (lyrics, or whisper's guesses), and the changes of speaker that fall on a sentence end.
+ * Nothing here has a reference for music, so the music comes from Debian's game soundtracks (fetched
+ * with `apt-get download` into --music-dir on first use): the tuning split is drascula-music (short
+ * synth and pop tracks, one with a sung verse), the held-out split wesnoth-1.16-music (orchestral, one
+ * choral piece with sung Latin words).
  *
  *   nice bun scripts/bench/music.ts [--music-dir /tmp/clipyard-music] [--model whisper-base]
  *     [--split tuning|held-out|both] [--arrangements intro,bed,loud-bed] [--windows-only]

@@ -107,9 +107,11 @@ export const MUSIC_EDGE_SHARE = 0.2;
 /**
  * Stretches that are music for MIN_MUSIC_STRETCH_SECONDS or more: runs of music windows (1.5 s every
  * 0.75 s inside `regions`, as the speaker models read them) with no window of speech between them and
- * no gap over MUSIC_GAP_SECONDS. None when over `maxShare` of the regions' time would go.
+ * no gap over MUSIC_GAP_SECONDS. None when over `maxShare` of the regions' time would go. With Silero's
+ * probabilities (`voice`), a window it is sure is speech is never music (MUSIC_MAX_VOICE).
  */
-export function musicStretches(audio: PcmSource, regions: Region[], maxShare = MAX_MUSIC_SHARE, voice?: FrameProbabilities): Region[] {
+export function musicStretches(audio: PcmSource, regions: Region[], opts: { maxShare?: number; voice?: FrameProbabilities } = {}): Region[] {
+  const { maxShare = MAX_MUSIC_SHARE, voice } = opts;
   const windows = embeddingWindows(regions);
   const shares = windowShares(audio, windows, voice);
   // Runs of music windows, as first and last window index.

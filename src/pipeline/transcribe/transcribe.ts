@@ -180,7 +180,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     // invents words there, takes the language from them and garbles the talk that follows. The speaker
     // models still read them, to know the music for what it is.
     const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
-    const music = musicStretches(audio, regions, undefined, voice);
+    const music = musicStretches(audio, regions, { voice });
     const spoken = lessMusic(regions, music);
     if (music.length) log.info("music not recognised", { stretches: music.length, seconds: totalSeconds(music) });
 
@@ -245,7 +245,7 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     // Speech the segmentation model heard where Silero did not (quiet-speech.ts), now the speaker models are done.
     const heardOnlyThere = result && found?.kind === "neural" ? quietSpeech(regions, found.regions) : [];
     // (A tune the segmentation model alone heard is no more recognised than one Silero heard.)
-    const quiet = lessMusic(heardOnlyThere, musicStretches(audio, heardOnlyThere, 1, voice));
+    const quiet = lessMusic(heardOnlyThere, musicStretches(audio, heardOnlyThere, { maxShare: 1, voice }));
     if (result && quiet.length) {
       // Without the vocabulary prompt: on a second or two of quiet speech it is what Whisper would write.
       const again = await recognise(undefined, () => {}, quiet, result.language);

@@ -58,7 +58,7 @@ test("music stretches: three seconds of music windows, across Silero's cuts, unl
   // Mostly music (a song, or speech under loud steady noise): nothing is cut.
   const song = source(signal(20, (t) => (t < 14 ? chord(t) : syllables(t))));
   expect(musicStretches(song, [[0, 20]])).toEqual([]);
-  expect(musicStretches(song, [[0, 20]], 1).length).toBe(1);
+  expect(musicStretches(song, [[0, 20]], { maxShare: 1 }).length).toBe(1);
   expect(musicWarnings([[0, 8.2]])).toEqual(["music, not transcribed: 0.0-8.2 s"]);
 });
 
@@ -93,10 +93,10 @@ test("a window Silero is sure is speech is never music: talk over a loud bed kee
   expect(musicWindows(audio, windows)).toEqual([true, true]);
   expect(musicWindows(audio, windows, voice)).toEqual([true, false]);
   // The stretch stops within a window of where the talk starts, and does not take the talk in as a fading edge.
-  const [stretch] = musicStretches(audio, [[0, 20]], 1, voice);
+  const [stretch] = musicStretches(audio, [[0, 20]], { maxShare: 1, voice });
   expect(stretch![0]).toBe(0);
   expect(stretch![1]).toBeGreaterThan(7.5);
   expect(stretch![1]).toBeLessThanOrEqual(9.5);
-  expect(musicStretches(audio, [[0, 20]], 1)).toEqual([[0, 20]]);
+  expect(musicStretches(audio, [[0, 20]], { maxShare: 1 })).toEqual([[0, 20]]);
   expect(MUSIC_MAX_VOICE).toBeLessThan(1);
 });
