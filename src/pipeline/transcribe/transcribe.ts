@@ -14,6 +14,7 @@ import { castOf, type SpeakersOption } from "./cast.ts";
 import { nameSpeakers } from "./speaker-names.ts";
 import { transcriptSegments } from "./segments.ts";
 import { realignTurns } from "./turns-realign.ts";
+import { withoutLaughingVoices } from "./laughter-words.ts";
 import type { Transcript, Word } from "../types.ts";
 import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, withoutRegions, type Region } from "./vad.ts";
@@ -259,7 +260,8 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const diarized = found && labelsFromEvidence(found, { ...evidenceInput, words: rawWords, numSpeakers: opts.numSpeakers ?? cast?.count });
     const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
-    const labelled: Word[] = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+    // A voice that only laughs is someone's laugh, not a person (laughter-words.ts).
+    const labelled: Word[] = withoutLaughingVoices(rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! })));
     const aligned = opts.alignTurns === false ? labelled : realignTurns(labelled);
     const numbered = numberedByFirstAppearance(cast ? keepingEverySpeaker(labelled, aligned) : aligned, diarized?.turns, diarized?.activity);
     const words = numbered.words;
