@@ -120,6 +120,21 @@ describe("realignTurns", () => {
       ["C", "don't hear that in New Jersey now."],
     ]);
     expect(turnsOf(realignTurns(start))).toEqual(["A: They all call me a Yankee down here.", "C: So, I don't hear that in New Jersey now."]);
+    // Between two turns of one speaker, a word that starts their next sentence is theirs: whisper placed
+    // "The" over a laugh in the pause, whose voice the diarizer gave it (scripts/bench/laughter.ts).
+    const opening = spoken([
+      ["A", "Welcome back to Rooftop Hours.|"],
+      ["B", "The"],
+      ["A", "show about small projects."],
+    ]);
+    expect(turnsOf(realignTurns(opening))).toEqual(["A: Welcome back to Rooftop Hours. The show about small projects."]);
+    // ...but a whole sentence there is someone's reply.
+    const reply = spoken([
+      ["A", "Welcome back to Rooftop Hours.|"],
+      ["B", "Thanks.|"],
+      ["A", "The show about small projects."],
+    ]);
+    expect(turnsOf(realignTurns(reply))).toEqual(["A: Welcome back to Rooftop Hours.", "B: Thanks.", "A: The show about small projects."]);
     // A capital after an unpunctuated word is whisper starting a sentence: an interjection stays.
     const interjection = spoken([
       ["A", "And what I wanted to say was"],
