@@ -10,7 +10,7 @@
  * printed beside DER.
  *
  *   nice bun scripts/bench/diarize-sweep.ts [--cache /tmp/diarize-cache] [--threshold 0.65] [--min-speech 0]
- *     [--min-share 0.05] [--min-windows 2]
+ *     [--min-share 0.05] [--min-windows 2] [--min-voice 0.5]
  *     [--speakers N | --speakers ref]   (a given count: N for every file, or each file's reference count)
  *     [--links on | --links off | --links SHARE,SECONDS]   (the local speakers' cannot-links; off by default)
  *     [--count threshold | eigengap | vbx] [--eigengap '{"minP":3}'] [--vb '{"fa":0.3,"fb":17}'] [--vb-init 0.5]
@@ -30,7 +30,7 @@ import { diarizeFromEmbeddings, embeddingWindows, type EmbeddingDiarizeOptions }
 import { SEGMENTATION_MODEL, SEGMENTATION_OVERLAP, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
 import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
-import { musicWindows } from "../../src/pipeline/transcribe/music-windows.ts";
+import { meanVoice, musicWindows } from "../../src/pipeline/transcribe/music-windows.ts";
 import { mergeRegions, speechRegions, type Region } from "../../src/pipeline/transcribe/vad.ts";
 import { diarizationErrorRate, parseRttm, parseUem, turnSentenceStats } from "./asr-scoring.ts";
 import { diarizationSummary, type ScoredFile } from "./asr-diarization.ts";
@@ -59,6 +59,8 @@ interface Cached {
   music?: boolean[];
   /** The music flags were read with Silero's probabilities (caches from before that are read again). */
   musicVoiced?: boolean;
+  /** Per window, Silero's mean probability of speech (for --min-voice). */
+  voice?: number[];
 }
 
 /** Where a file's recording and references are: the shared media, or the folder the joined file is made in. */
@@ -107,9 +109,13 @@ async function features(name: string): Promise<Cached> {
   const path = join(cacheDir, `${name}.json`);
   if (existsSync(path)) {
     const c: Cached = JSON.parse(readFileSync(path, "utf8"));
-    if (c.music && c.musicVoiced) return c;
-    // A cache from before music-windows.ts, or before its Silero gate: the windows' music flags again.
-    c.music = await withSpeechWav(name, async (wav, audio) => musicWindows(audio, c.windows, await sileroVoice(wav, audio)));
+    if (c.music && c.musicVoiced && c.voice) return c;
+    // A cache from before music-windows.ts, its Silero gate or --min-voice: the windows' music flags and Silero means again.
+    await withSpeechWav(name, async (wav, audio) => {
+      const voice = await sileroVoice(wav, audio);
+      c.music = musicWindows(audio, c.windows, voice);
+      c.voice = c.windows.map((w) => meanVoice(voice, w));
+    });
     c.musicVoiced = true;
     writeFileSync(path, JSON.stringify(c));
     return c;
@@ -125,8 +131,9 @@ async function features(name: string): Promise<Cached> {
     const regions = mergeRegions([...vadRegions, ...speech]);
     const windows = embeddingWindows(regions);
     const embeddings = await speakerEmbeddings(plan, resolveModel(SPEAKER_EMBEDDING_MODEL), wav, audio, windows.map((w) => [w.start, w.end]));
-    const music = musicWindows(audio, windows, { probs: vad.probs, frameSeconds: vad.frame_seconds });
-    return { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings, music, musicVoiced: true };
+    const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
+    const music = musicWindows(audio, windows, voice);
+    return { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings, music, musicVoiced: true, voice: windows.map((w) => meanVoice(voice, w)) };
   });
   writeFileSync(path, JSON.stringify(c));
   return c;
@@ -137,6 +144,7 @@ if (arg("threshold")) opts.threshold = Number(arg("threshold"));
 if (arg("min-speech")) opts.minSpeakerSeconds = Number(arg("min-speech"));
 if (arg("min-share")) opts.minClusterShare = Number(arg("min-share"));
 if (arg("min-windows")) opts.minClusterWindows = Number(arg("min-windows"));
+if (arg("min-voice")) opts.minVoice = Number(arg("min-voice"));
 // A number gives every file that count; "ref" gives each file its reference's count (a known cast).
 const speakersArg = arg("speakers");
 if (speakersArg && speakersArg !== "ref") opts.numSpeakers = Number(speakersArg);
@@ -163,7 +171,7 @@ for (const name of FILES) {
   const words = cachedWords(name);
   const reference = parseRttm(readFileSync(join(media(name), `${name}.rttm`), "utf8"));
   const fileOpts = speakersArg === "ref" ? { ...opts, numSpeakers: new Set(reference.map((t) => t.speaker)).size } : opts;
-  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, fileOpts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech, music: c.music });
+  const r = diarizeFromEmbeddings(c.regions, c.windows, c.embeddings, words, fileOpts, c.overlap, { frames: c.frames, duration: c.duration, speech: c.speech, music: c.music, voice: c.voice });
   let turns: ScoredFile["turns"];
   let shownSpeakers: number | undefined;
   let transcriptDer: number | undefined;

@@ -53,6 +53,15 @@ export interface EmbeddingDiarizeOptions {
    * docs/benchmarks/speakers.md; the small-cluster rules apply to all three.
    */
   countEstimator?: "threshold" | "eigengap" | "vbx";
+  /**
+   * Silero's mean probability over a window below which its speech is not confident (where the
+   * windows' Silero means are given): a laugh, which the segmentation model hears as speech and Silero
+   * mostly does not (median 0.27 over the laughs of scripts/bench/laughter.ts, 0.89 over the talk).
+   * Off (0) by default: on the AMI openings Silero doubts real far-field voices as much (meeting_trn07's
+   * second speaker reads 0.01-0.23), and at 0.3 that voice was lost (activity DER 53 → 70 % there).
+   * Kept for the benches (diarize-sweep.ts --min-voice); docs/benchmarks/speakers.md.
+   */
+  minVoice?: number;
   /** Settings of the eigengap estimate (spectral-count.ts EIGENGAP_DEFAULTS otherwise). */
   eigengap?: Partial<EigengapOptions>;
   /** Settings of the VBx-style pass (vb-resegment.ts VB_DEFAULTS otherwise). */
@@ -68,6 +77,8 @@ export interface ConfidentSpeech {
   regions: Region[];
   /** Per window, music or singing (music-windows.ts): none of it is confident speech, whatever the segmentation model hears. */
   music?: boolean[];
+  /** Per window, Silero's mean probability of speech: under `minVoice` it is not confident speech. */
+  voice?: number[];
 }
 
 /** How many clusters too small to be a person a given count looks past (each look is one more cut of the tree). */
@@ -79,7 +90,7 @@ const MUSIC_CLUSTER_SHARE = 0.5;
 /** Without the segmentation model a voice heard in a single window (under 1.5 s) is too easily a cough or a laugh. */
 const UNCONFIRMED_MIN_WINDOWS = 2;
 
-export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.02, minClusterWindows: 1, maxClusterWindows: 600, minSpeakerSeconds: 1 };
+export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.02, minClusterWindows: 1, maxClusterWindows: 600, minSpeakerSeconds: 1, minVoice: 0 };
 
 /**
  * Windows of `length` seconds every `hop` seconds inside each speech region; a region shorter than
@@ -151,7 +162,7 @@ export function clusterEmbeddings(embeddings: ArrayLike<number>[], opts: Embeddi
     const sizes = new Map<number, number>();
     for (const l of labels) sizes.set(l, (sizes.get(l) ?? 0) + 1);
     const size = (c: number) => sizes.get(c)!;
-    const seconds = (c: number) => (confident ? confidentSeconds(confident, picked.filter((_, i) => labels[i] === c && !mixed[picked[i]!])) : Infinity);
+    const seconds = (c: number) => (confident ? confidentSeconds(confident, picked.filter((_, i) => labels[i] === c && !mixed[picked[i]!]), o.minVoice) : Infinity);
     const enough = (c: number) => countGiven || size(c) >= Math.max(confident ? o.minClusterWindows : UNCONFIRMED_MIN_WINDOWS, o.minClusterShare * picked.length);
     return [...new Set(labels)].filter((c) => enough(c) && seconds(c) >= o.minSpeakerSeconds && !isMusic(labels, c)).sort((a, b) => size(b) - size(a));
   };
@@ -238,10 +249,13 @@ export function givenCountOfPeople(count: number, limit: number, labelsFor: (k: 
   return undefined;
 }
 
-/** Seconds of `confident.regions` the windows numbered `ids` cover together (overlapping windows count once). */
-export function confidentSeconds(confident: ConfidentSpeech, ids: number[]): number {
+/**
+ * Seconds of `confident.regions` the windows numbered `ids` cover together (overlapping windows count
+ * once), leaving out music windows and those where Silero's mean is under `minVoice`.
+ */
+export function confidentSeconds(confident: ConfidentSpeech, ids: number[], minVoice = 0): number {
   const spans = ids
-    .filter((i) => !confident.music?.[i])
+    .filter((i) => !confident.music?.[i] && (confident.voice?.[i] ?? 1) >= minVoice)
     .map((i) => [confident.windows[i]!.start, confident.windows[i]!.end] as Region)
     .sort((a, b) => a[0] - b[0]);
   const merged = mergeRegions(spans);
@@ -351,10 +365,10 @@ export function diarizeFromEmbeddings(
   words: TimedWord[],
   opts: EmbeddingDiarizeOptions = {},
   overlaps: Region[] = [],
-  local?: { frames: LocalFrames; duration: number; speech?: Region[]; music?: boolean[] },
+  local?: { frames: LocalFrames; duration: number; speech?: Region[]; music?: boolean[]; voice?: number[] },
 ): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
   const mixed = windows.map((w) => overlapSeconds(w, overlaps) > MIXED_SHARE * (w.end - w.start));
-  const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, overlaps), music: local.music } : undefined;
+  const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, overlaps), music: local.music, voice: local.voice } : undefined;
   const links = opts.links ?? false;
   const tags = local && links ? localSpeakerTags(windows, local.frames, links === true ? {} : links) : undefined;
   const all = clusterEmbeddings(embeddings, opts, mixed, confident, tags);

@@ -56,7 +56,7 @@ export function lowEnergyShare(samples: Float32Array, sampleRate: number): numbe
 export const MUSIC_MAX_VOICE = 0.8;
 
 /** Silero's mean probability over a window. */
-function meanVoice(voice: FrameProbabilities, w: Window): number {
+export function meanVoice(voice: FrameProbabilities, w: Window): number {
   const a = Math.max(0, Math.floor(w.start / voice.frameSeconds));
   const b = Math.min(voice.probs.length, Math.ceil(w.end / voice.frameSeconds));
   if (b <= a) return 0;

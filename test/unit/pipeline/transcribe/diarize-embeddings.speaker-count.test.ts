@@ -96,6 +96,9 @@ test("music windows are not confident speech", () => {
   expect(confidentSeconds({ windows, regions }, [0, 1])).toBeCloseTo(3, 6);
   expect(confidentSeconds({ windows, regions, music: [true, false] }, [0, 1])).toBeCloseTo(1.5, 6);
   expect(confidentSeconds({ windows, regions, music: [true, true] }, [0, 1])).toBe(0);
+  // Where Silero's means are given, windows under `minVoice` do not count (the benches' --min-voice; off by default).
+  expect(confidentSeconds({ windows, regions, voice: [0.2, 0.9] }, [0, 1], 0.5)).toBeCloseTo(1.5, 6);
+  expect(confidentSeconds({ windows, regions, voice: [0.2, 0.9] }, [0, 1])).toBeCloseTo(3, 6);
 });
 
 test("a cluster needs a second of confident speech: one heard in overlap only is not counted", () => {
