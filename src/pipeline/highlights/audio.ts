@@ -1,7 +1,8 @@
 /**
  * Audio features for clip ranking that need no model: loudness (RMS) per frame. Reads PCM WAV
  * directly (the ASR stage already decodes every source to 16 kHz mono WAV), so ranking can use vocal
- * energy without another ffmpeg pass. Laughter detection is not implemented.
+ * energy without another ffmpeg pass. Laughter comes from the words, where the recogniser wrote it down
+ * (transcribe/laughter-words.ts); nothing here listens for it.
  */
 import { forEachBlock, openWav, type PcmSource } from "../../media/wav.ts";
 import type { AudioFeatures } from "./rank.ts";

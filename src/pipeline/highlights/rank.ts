@@ -22,7 +22,7 @@ export interface TimeSpan {
 export interface AudioFeatures {
   /** Loudness per fixed frame from media start (RMS, any consistent unit). */
   energy?: { frameSeconds: number; values: number[] };
-  /** Spans where laughter was detected. */
+  /** Spans where laughter was heard (by default where the recogniser wrote it: transcribe/laughter-words.ts). */
   laughter?: TimeSpan[];
 }
 

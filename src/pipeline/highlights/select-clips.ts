@@ -9,6 +9,7 @@ import { CLIP_CATEGORIES, generateCandidates, pickNonOverlapping, scoreSpan, typ
 import { postingCopy } from "./posting-copy.ts";
 import { copyUnits, isFinishedUnit, isQuoteSized, quotableUnits, type CopyUnit } from "./copy-units.ts";
 import type { ClipPlan, Transcript } from "../types.ts";
+import { laughterSpans } from "../transcribe/laughter-words.ts";
 
 export { CLIP_CATEGORIES, type AudioFeatures, type ClipCategory } from "./rank.ts";
 
@@ -156,7 +157,8 @@ export function selectClips(transcript: Transcript, opts: SelectClipsOptions = {
     minSeconds,
     maxSeconds,
     maxOverlap: opts.maxOverlap ?? 0.1,
-    audio: opts.audio,
+    // Laughter is heard where the recogniser wrote it down ("Ha ha ha!", "(laughs)"), unless the caller measured it.
+    audio: { ...opts.audio, laughter: opts.audio?.laughter ?? laughterSpans(transcript.words) },
     maxInternalGapSeconds: 4,
   });
   if (candidates.length === 0) {
@@ -202,7 +204,7 @@ export function copyForSpan(transcript: Transcript, start: number, end: number, 
   });
   if (first < 0 || last < first) return undefined;
   const dur = a.sentences[last]!.end - a.sentences[first]!.start;
-  const c = scoreSpan(a, first, last, { minSeconds: Math.min(DEFAULT_MIN_CLIP_SECONDS, dur), maxSeconds: Math.max(DEFAULT_MAX_CLIP_SECONDS, dur + 1), maxOverlap: 1, maxInternalGapSeconds: Infinity });
+  const c = scoreSpan(a, first, last, { minSeconds: Math.min(DEFAULT_MIN_CLIP_SECONDS, dur), maxSeconds: Math.max(DEFAULT_MAX_CLIP_SECONDS, dur + 1), maxOverlap: 1, maxInternalGapSeconds: Infinity, audio: { laughter: laughterSpans(transcript.words) } });
   const hook = hookLine(a, c);
   const quote = pullQuote(a, c, hook);
   return {

@@ -54,3 +54,16 @@ export function withoutLaughingVoices(words: Word[]): Word[] {
     return { ...w, speaker: words[best]!.speaker };
   });
 }
+
+/** Where the words are laughter, as spans (laughter words under a second apart are one laugh): the clip ranker's `laughter`. */
+export function laughterSpans(words: ReadonlyArray<Pick<Word, "word" | "start" | "end">>): Array<{ start: number; end: number }> {
+  const laughter = laughterWords(words);
+  const spans: Array<{ start: number; end: number }> = [];
+  words.forEach((w, i) => {
+    if (!laughter[i]) return;
+    const last = spans[spans.length - 1];
+    if (last && w.start - last.end < 1) last.end = Math.max(last.end, w.end);
+    else spans.push({ start: w.start, end: w.end });
+  });
+  return spans;
+}

@@ -205,6 +205,20 @@ describe("ranking and categories", () => {
     expect(withLaugh.reason).toContain("laughter");
   });
 
+  test("laughter the recogniser wrote down counts as laughter heard", () => {
+    const passage = "So the dentist bites into the bun and finds the ring. He holds it up to the whole room. He looks at the couple and says he is already married. The whole shop was in tears by the end of it. Ha ha ha!";
+    const t = episodeWith(passage);
+    const opts = { count: 1, minSeconds: 8, maxSeconds: 30 };
+    const heard = selectClips(t, opts)[0]!;
+    // A caller's own measurement wins over the words: here none was heard.
+    const measured = selectClips(t, { ...opts, audio: { laughter: [] } })[0]!;
+    expect(heard.reason).toContain("laughter x1");
+    expect(heard.category).toBe("humor");
+    expect(measured.reason).not.toContain("laughter");
+    expect(heard.start_time).toBe(measured.start_time);
+    expect(heard.score).toBeGreaterThan(measured.score);
+  });
+
   test("higher vocal energy over a clip raises its score", () => {
     const t = episodeWith(cases[0]![1]);
     const base = selectClips(t, { count: 1, minSeconds: 12, maxSeconds: 40 })[0]!;

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { laughterWords, withoutLaughingVoices } from "../../../../src/pipeline/transcribe/laughter-words.ts";
+import { laughterSpans, laughterWords, withoutLaughingVoices } from "../../../../src/pipeline/transcribe/laughter-words.ts";
 import type { Word } from "../../../../src/pipeline/types.ts";
 
 /** Words of one text, 0.3 s each from `start`, all given to `speaker`. */
@@ -46,4 +46,13 @@ test("someone who laughs and says a word is a person; a file of laughter is left
   // An annotation is not talk either: a voice with only "(laughs)" goes too.
   const annotated = [...said("Speaker 1", 0, "It fell off the roof."), ...said("Speaker 2", 1.5, "(laughs)")];
   expect(new Set(withoutLaughingVoices(annotated).map((w) => w.speaker))).toEqual(new Set(["Speaker 1"]));
+});
+
+test("laughter spans for the clip ranker: a laugh's words under a second apart are one span", () => {
+  const words = [...said("Speaker 1", 0, "It fell off the roof."), ...said("Speaker 2", 1.6, "Ha ha ha!"), ...said("Speaker 1", 3, "Then the bus came."), ...said("Speaker 2", 4.5, "Hahaha!")];
+  expect(laughterSpans(words)).toEqual([
+    { start: 1.6, end: 2.45 },
+    { start: 4.5, end: 4.75 },
+  ]);
+  expect(laughterSpans(said("Speaker 1", 0, "No laughing matter."))).toEqual([]);
 });
