@@ -9,9 +9,12 @@
 import { isAnnotation } from "../highlights/sentence-edges.ts";
 import type { Word } from "../types.ts";
 
-/** A laugh's syllables; one token of two or more of them is laughter ("haha", "Hehehe!", "HAHAHA"). */
-const SYLLABLES = "ha|hah|he|heh|hee|hi|ho";
-const LAUGH_TOKEN = new RegExp(`^(?:${SYLLABLES})(?:${SYLLABLES})+$`, "i");
+/**
+ * One token of a laugh's syllable said again and again is laughter ("haha", "Hehehe!", "HAHAHAH", "heehee",
+ * Spanish "jajaja", Chinese "哈哈", Japanese "はは", Korean "하하" or "ㅋㅋ"); the same syllable, so that a word
+ * that only starts like one ("Haji") is not. Only whole tokens for "ja": "ja ja" is German for "yes, yes".
+ */
+const LAUGH_TOKEN = /^(ha|he|hee|hi|ho|ja|je|ji|哈|呵|は|ハ|하|ㅋ|ㅎ)\1+h?$/i;
 /** Single syllables that are laughter in a run of two: never an English word on their own. */
 const UNAMBIGUOUS = /^(?:ha|hah|heh|hee)$/i;
 /** ...and these in a run of three or more ("he" and "ho" are words, "he, he said" is a false start, "tee" only laughs beside "hee"). */

@@ -16,6 +16,8 @@ test("whisper's ways of writing a laugh are laughter", () => {
   expect(marks("Tee hee hee")).toEqual([true, true, true]);
   expect(marks("(laughs) [Laughter] (laughing)")).toEqual([true, true, true]);
   expect(marks("Ha ha. That's good.")).toEqual([true, true, false, false]);
+  // Other languages' laughs, as one token.
+  expect(marks("¡Jajaja! 哈哈哈 ははは 하하하 ㅋㅋㅋ")).toEqual([true, true, true, true, true]);
 });
 
 test("words made of the same sounds are not laughter", () => {
@@ -25,6 +27,8 @@ test("words made of the same sounds are not laughter", () => {
   expect(marks("Hello, how are you?")).toEqual([false, false, false, false]);
   expect(marks("Ho ho")).toEqual([false, false]);
   expect(marks("[Music] (applause) Heh")).toEqual([false, false, false]);
+  // German "yes, yes", a name, a Chinese word with one laugh character.
+  expect(marks("Ja, ja. JoJo 哈密 Haji Hajime")).toEqual([false, false, false, false, false, false]);
 });
 
 test("a voice that only laughs leaves the transcript: its laugh goes to whoever talks nearest", () => {
