@@ -39,7 +39,8 @@ export function laughterWords(words: ReadonlyArray<Pick<Word, "word">>): boolean
  * Words with the laughter of a voice that only laughs given to the speaker who talks nearest in time:
  * a laugh in a pause (the guest's, the audience's) is not another person in the transcript, its notes
  * and its cards. A speaker with one spoken word that is not laughter keeps their place; when nobody in
- * the file says anything but laughter, the words are left as they are.
+ * the file says anything but laughter, the words are left as they are. This holds under a count the
+ * caller gave too: a laugh that took one of its places is still no one's name or card.
  */
 export function withoutLaughingVoices(words: Word[]): Word[] {
   const laughter = laughterWords(words);
