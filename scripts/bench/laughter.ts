@@ -19,20 +19,19 @@
  * ffmpeg's silencedetect 12 dB under the mean volume), at least 4 s apart, and one laugh goes into each cut. Every laugh
  * of a split is used once per conversation (--per-mix laughs a mix).
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
-import { diarizationErrorRate, parseRttm, turnSentenceStats, type Turn } from "./asr-scoring.ts";
+import { diarizationErrorRate, turnSentenceStats, type Turn } from "./asr-scoring.ts";
+import { conversations, debianPackages, filesUnder, type Conversation } from "./mix-sources.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
-const SHARED = process.env.CLIPYARD_SHARED_MEDIA ?? join(import.meta.dir, "../../../shared/media");
 const laughDir = arg("laugh-dir") ?? join(tmpdir(), "clipyard-laughs");
 const model = arg("model") ?? "whisper-base";
 const splitArg = arg("split") ?? "both";
@@ -55,46 +54,13 @@ const splits: Split[] = splitArg === "both" ? ["tuning", "held-out"] : [splitArg
 
 function ensureLaughs(split: Split): string[] {
   const { packages, pick } = SPLITS[split];
-  const root = join(laughDir, "x");
-  const scan = () => {
-    const out: string[] = [];
-    const walk = (dir: string) => {
-      if (!existsSync(dir)) return;
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const p = join(dir, e.name);
-        if (e.isDirectory()) walk(p);
-        else if (e.isFile() && pick(p)) out.push(p);
-      }
-    };
-    walk(root);
-    return out.sort();
-  };
-  let laughs = scan();
-  const missing = packages.filter((pkg) => !existsSync(join(laughDir, `${pkg}.done`)));
-  if (missing.length) {
-    mkdirSync(laughDir, { recursive: true });
-    process.stderr.write(`fetching ${missing.join(", ")} into ${laughDir} (apt-get download)\n`);
-    execFileSync("apt-get", ["download", ...missing], { cwd: laughDir, stdio: "inherit" });
-    for (const pkg of missing) {
-      const deb = readdirSync(laughDir).find((f) => f.startsWith(`${pkg}_`) && f.endsWith(".deb"));
-      if (!deb) throw new Error(`apt-get download ${pkg} left no .deb in ${laughDir}`);
-      execFileSync("dpkg-deb", ["-x", join(laughDir, deb), root]);
-      execFileSync("touch", [join(laughDir, `${pkg}.done`)]);
-    }
-    laughs = scan();
-  }
-  if (!laughs.length) throw new Error(`no laughs of the ${split} split under ${root}`);
+  const laughs = filesUnder(debianPackages(laughDir, [...packages]), pick);
+  if (!laughs.length) throw new Error(`no laughs of the ${split} split under ${laughDir}/x`);
   return laughs;
 }
 
-interface Speech {
-  name: string;
-  path: string;
-  people: number;
-  reference?: Turn[];
-  /** Where the laughs go: pause midpoints, seconds into the speech. */
-  cuts: number[];
-}
+/** A conversation and where its laughs go: pause midpoints, seconds into the speech. */
+type Speech = Conversation & { cuts: number[] };
 
 /** The longest pauses, at least MIN_APART from each other and from the ends, as midpoints in time order. */
 function pickCuts(pauses: Array<{ start: number; end: number }>, seconds: number): number[] {
@@ -130,20 +96,9 @@ async function silences(path: string): Promise<Array<{ start: number; end: numbe
 
 async function speeches(work: string): Promise<Speech[]> {
   const out: Speech[] = [];
-  const sample = join(work, "sample-60s.wav");
-  if (!existsSync(sample)) await ffmpeg(["-y", ...mediaInput(join(import.meta.dir, "../../fixtures/sample/rooftop-hours.m4a")), "-t", "60", "-ac", "1", "-ar", "16000", sample]);
-  const seconds = async (path: string) => (await probeMedia(path, { requireAudio: true })).durationSeconds;
-  out.push({ name: "sample", path: sample, people: 2, cuts: pickCuts(await silences(sample), await seconds(sample)) });
-  for (const [name, people] of [["two_speakers_call", 2], ["jfk", 1]] as const) {
-    const path = join(SHARED, `${name}.wav`);
-    if (!existsSync(path)) {
-      process.stderr.write(`${name}: ../shared/media not here; mixes without it\n`);
-      continue;
-    }
-    const rttm = join(SHARED, `${name}.rttm`);
-    const reference = existsSync(rttm) ? parseRttm(readFileSync(rttm, "utf8")) : undefined;
-    const pauses = reference ? referencePauses(reference) : await silences(path);
-    out.push({ name, path, people, reference, cuts: pickCuts(pauses, await seconds(path)) });
+  for (const c of await conversations(work)) {
+    const pauses = c.reference ? referencePauses(c.reference) : await silences(c.path);
+    out.push({ ...c, cuts: pickCuts(pauses, c.seconds) });
   }
   return out;
 }

@@ -24,23 +24,21 @@
  * "loud-bed" (not run unless asked) the same with the track 6 dB down (volume 0.5), loud enough to fill
  * the talk's pauses. Each mix also reports the seconds of talk left out of recognition as music.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
-import { probeMedia } from "../../src/media/probe.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { lowEnergyShare, MUSIC_LOW_ENERGY_SHARE } from "../../src/pipeline/transcribe/music-windows.ts";
-import { diarizationErrorRate, parseRttm, turnSentenceStats, wordErrorRate, type Turn } from "./asr-scoring.ts";
+import { diarizationErrorRate, parseRttm, turnSentenceStats, wordErrorRate } from "./asr-scoring.ts";
+import { conversations, debianPackages, filesUnder, SHARED, type Conversation } from "./mix-sources.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
-const SHARED = process.env.CLIPYARD_SHARED_MEDIA ?? join(import.meta.dir, "../../../shared/media");
 const musicDir = arg("music-dir") ?? join(tmpdir(), "clipyard-music");
 const model = arg("model") ?? "whisper-base";
 const splitArg = arg("split") ?? "both";
@@ -59,39 +57,13 @@ const TRACKS = {
 } as const;
 const PACKAGES = ["drascula-music", "wesnoth-1.16-music"];
 
-interface Speech {
-  name: string;
-  path: string;
-  seconds: number;
-  people: number;
-  reference?: Turn[];
-  /** What was said (a human transcript), when there is one. */
-  text?: string;
-}
+type Speech = Conversation;
 
 /** Every track of both packages, by path without ".ogg". */
 const found = new Map<string, string>();
 
 function ensureMusic(): Map<string, string> {
-  const scan = () => {
-    const walk = (dir: string) => {
-      if (!existsSync(dir)) return;
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const p = join(dir, e.name);
-        if (e.isDirectory()) walk(p);
-        else if (e.isFile() && e.name.endsWith(".ogg")) found.set(p.replace(/\.ogg$/, ""), p);
-      }
-    };
-    walk(join(musicDir, "x"));
-  };
-  scan();
-  if (!found.size) {
-    mkdirSync(musicDir, { recursive: true });
-    process.stderr.write(`fetching ${PACKAGES.join(", ")} into ${musicDir} (apt-get download)\n`);
-    execFileSync("apt-get", ["download", ...PACKAGES], { cwd: musicDir, stdio: "inherit" });
-    for (const deb of readdirSync(musicDir).filter((f) => f.endsWith(".deb"))) execFileSync("dpkg-deb", ["-x", join(musicDir, deb), join(musicDir, "x")]);
-    scan();
-  }
+  for (const p of filesUnder(debianPackages(musicDir, PACKAGES), (p) => p.endsWith(".ogg"))) found.set(p.replace(/\.ogg$/, ""), p);
   const byTrack = new Map<string, string>();
   for (const id of [...TRACKS.tuning, ...TRACKS["held-out"]]) {
     const hit = [...found].find(([k]) => k.endsWith(`/${id}`));
@@ -99,26 +71,6 @@ function ensureMusic(): Map<string, string> {
     byTrack.set(id, hit[1]);
   }
   return byTrack;
-}
-
-async function speechParts(work: string): Promise<Speech[]> {
-  const out: Speech[] = [];
-  // The bundled two-host sample's first minute (both hosts talk in it): no reference turns, two people.
-  const sample = join(work, "sample-60s.wav");
-  if (!existsSync(sample)) await ffmpeg(["-y", ...mediaInput(join(import.meta.dir, "../../fixtures/sample/rooftop-hours.m4a")), "-t", "60", "-ac", "1", "-ar", "16000", sample]);
-  const seconds = async (path: string) => (await probeMedia(path, { requireAudio: true })).durationSeconds;
-  out.push({ name: "sample", path: sample, seconds: await seconds(sample), people: 2 });
-  for (const [name, people] of [["two_speakers_call", 2], ["jfk", 1]] as const) {
-    const path = join(SHARED, `${name}.wav`);
-    if (!existsSync(path)) {
-      process.stderr.write(`${name}: ../shared/media not here; mixes without it\n`);
-      continue;
-    }
-    const rttm = join(SHARED, `${name}.rttm`);
-    const ref = join(SHARED, `${name}.ref.txt`);
-    out.push({ name, path, seconds: await seconds(path), people, reference: existsSync(rttm) ? parseRttm(readFileSync(rttm, "utf8")) : undefined, text: existsSync(ref) ? readFileSync(ref, "utf8") : undefined });
-  }
-  return out;
 }
 
 async function mix(music: string, speech: Speech, out: string, arrangement: Arrangement): Promise<void> {
@@ -213,7 +165,7 @@ async function windowShares(path: string, from = 0, seconds = Infinity, keep: (s
   console.log("");
   if (process.argv.includes("--windows-only")) process.exit(0);
 }
-const speeches = await speechParts(work);
+const speeches = await conversations(work);
 const splits = (splitArg === "both" ? ["tuning", "held-out"] : [splitArg]) as Array<keyof typeof TRACKS>;
 const rows: Row[] = [];
 /** Seconds of [from, to] inside the stretches a "music, not transcribed: a-b s, …" warning names. */
