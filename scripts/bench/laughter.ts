@@ -12,12 +12,14 @@
  * monsterz-data.
  *
  *   nice bun scripts/bench/laughter.ts [--laugh-dir /tmp/clipyard-laughs] [--model whisper-base]
- *     [--split tuning|held-out|both] [--per-mix 4] [--verbose]
+ *     [--split tuning|held-out|both] [--per-mix 4] [--verbose] [--kind laughter|applause]
  *
  * Each mix: the speech and each laugh loudness-normalised to -20 LUFS, the laugh 2 dB under that; the
  * speech is cut in its longest pauses (the reference's gaps between turns where there is one, else
  * ffmpeg's silencedetect 12 dB under the mean volume), at least 4 s apart, and one laugh goes into each cut. Every laugh
- * of a split is used once per conversation (--per-mix laughs a mix).
+ * of a split is used once per conversation (--per-mix laughs a mix). `--kind applause` does the same
+ * with an audience's applause and cheering (tuning: monsterz-data, frozen-bubble-data, circuslinux-data;
+ * held out: tuxmath-data, lmms-common, foobillardplus-data).
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -41,21 +43,30 @@ const LAUGH_VOLUME = 0.8;
 /** Cuts at least this far apart (seconds), so that each laugh has talk on both sides. */
 const MIN_APART = 4;
 
-/** Chosen by name before measuring: which package's laughs tune and which are held out. */
-const SPLITS = {
-  tuning: { packages: ["hedgewars-data"], pick: (p: string) => /\/voices\/[^/]+\/Laugh\.ogg$/.test(p) && !p.includes("/Robot/") },
-  "held-out": {
-    packages: ["scratch", "ktuberling-data", "trackballs-data", "btanks-data", "monsterz-data"],
-    pick: (p: string) => /Human\/Laugh-|tux-laugh|say-laugh|sfx\/\w*laugh|sounds\/laugh0|sound\/laugh\.wav/.test(p),
+/** Chosen by name before measuring: which packages' sounds tune and which are held out, per kind of sound. */
+const KINDS = {
+  laughter: {
+    tuning: { packages: ["hedgewars-data"], pick: (p: string) => /\/voices\/[^/]+\/Laugh\.ogg$/.test(p) && !p.includes("/Robot/") },
+    "held-out": {
+      packages: ["scratch", "ktuberling-data", "trackballs-data", "btanks-data", "monsterz-data"],
+      pick: (p: string) => /Human\/Laugh-|tux-laugh|say-laugh|sfx\/\w*laugh|sounds\/laugh0|sound\/laugh\.wav/.test(p),
+    },
+  },
+  // An audience: applause and cheering between the lines (a studio show).
+  applause: {
+    tuning: { packages: ["monsterz-data", "frozen-bubble-data", "circuslinux-data"], pick: (p: string) => /\/(applause|cheering)\.(wav|ogg)$/.test(p) },
+    "held-out": { packages: ["tuxmath-data", "lmms-common", "foobillardplus-data"], pick: (p: string) => /\/(cheer|applause01|applause)\.(wav|ogg)$/.test(p) },
   },
 } as const;
+const kind = (arg("kind") ?? "laughter") as keyof typeof KINDS;
+const SPLITS = KINDS[kind];
 type Split = keyof typeof SPLITS;
 const splits: Split[] = splitArg === "both" ? ["tuning", "held-out"] : [splitArg as Split];
 
 function ensureLaughs(split: Split): string[] {
   const { packages, pick } = SPLITS[split];
   const laughs = filesUnder(debianPackages(laughDir, [...packages]), pick);
-  if (!laughs.length) throw new Error(`no laughs of the ${split} split under ${laughDir}/x`);
+  if (!laughs.length) throw new Error(`no ${kind} of the ${split} split under ${laughDir}/x`);
   return laughs;
 }
 
@@ -162,7 +173,7 @@ for (const split of splits) {
     }
     for (let m = 0; m * per < laughs.length; m++) {
       const chosen = Array.from({ length: per }, (_, k) => laughs[(m * per + k) % laughs.length]!);
-      const out = join(work, `${split}.${sp.name}.${m}.wav`);
+      const out = join(work, `${kind === "laughter" ? "" : `${kind}.`}${split}.${sp.name}.${m}.wav`);
       const spans = await mix(sp, chosen, out);
       const t = await transcribeFile(out, { model });
       const activity = t.speakerActivity ?? [];
@@ -214,8 +225,8 @@ const turnEnds = (rs: Row[]) => {
   const changes = rs.reduce((s, r) => s + r.changes, 0);
   return changes ? `${pct(rs.reduce((s, r) => s + r.changesAtSentenceEnd, 0) / changes)} of ${changes}` : "-";
 };
-console.log(`speakers with laughter — ${model}, ${rows.length} mixes, ${perMix} laughs a mix at most`);
-console.log("| split | speech | mixes | laughs | transcript count exact | speakers shown beyond the people | diarizer count exact | mean DER (activity) | words inside laughs | talk's words given to the laughs | turn ends on a sentence end |");
+console.log(`speakers with ${kind} — ${model}, ${rows.length} mixes, ${perMix} sounds a mix at most`);
+console.log("| split | speech | mixes | sounds put in | transcript count exact | speakers shown beyond the people | diarizer count exact | mean DER (activity) | words inside the sounds | talk's words given to them | turn ends on a sentence end |");
 console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 for (const split of splits) {
   for (const speech of [...convos.map((s) => s.name), "all"]) {
