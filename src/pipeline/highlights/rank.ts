@@ -8,6 +8,7 @@ import { quotableUnits } from "./copy-units.ts";
 import { endsOpen, startsCapitalised } from "./editorial-check.ts";
 import type { EpisodeAnalysis } from "./analysis.ts";
 import type { SentenceFeatures } from "./features.ts";
+import { meanOverFrames } from "../transcribe/vad.ts";
 
 /** The clip categories, one vocabulary for the API, the notes and the docs. */
 export const CLIP_CATEGORIES = ["insight", "story", "advice", "humor", "hot_take", "question", "emotional", "data"] as const;
@@ -97,15 +98,6 @@ function speakingRate(a: EpisodeAnalysis, first: number, last: number): number {
     secs += a.sentences[i]!.end - a.sentences[i]!.start;
   }
   return secs > 0 ? words / secs : 0;
-}
-
-function meanEnergy(energy: NonNullable<AudioFeatures["energy"]>, span: TimeSpan): number | null {
-  const from = Math.max(0, Math.floor(span.start / energy.frameSeconds));
-  const to = Math.min(energy.values.length, Math.ceil(span.end / energy.frameSeconds));
-  if (to <= from) return null;
-  let s = 0;
-  for (let i = from; i < to; i++) s += energy.values[i]!;
-  return s / (to - from);
 }
 
 interface EpisodeStats {
@@ -270,8 +262,8 @@ function scoreCandidate(a: EpisodeAnalysis, first: number, last: number, stats: 
     if (laughs) signals.push(`laughter x${laughs}`);
   }
   if (opts.audio?.energy && stats.energyStd > 0) {
-    const e = meanEnergy(opts.audio.energy, { start, end });
-    if (e !== null) {
+    const e = meanOverFrames(opts.audio.energy.values, opts.audio.energy.frameSeconds, { start, end });
+    if (e !== undefined) {
       const z = (e - stats.energyMean) / stats.energyStd;
       live += Math.max(-0.15, Math.min(0.25, z * 0.15));
       if (z > 0.8) signals.push("high vocal energy");

@@ -14,7 +14,7 @@
 import type { PcmSource } from "../../media/wav.ts";
 import type { FrameProbabilities } from "./word-edges.ts";
 import { embeddingWindows, type Window } from "./diarize-embeddings.ts";
-import { mergeRegions, totalSeconds, type Region } from "./vad.ts";
+import { meanOverFrames, mergeRegions, totalSeconds, type Region } from "./vad.ts";
 
 const FRAME_SECONDS = 0.025;
 const HOP_SECONDS = 0.01;
@@ -55,15 +55,8 @@ export function lowEnergyShare(samples: Float32Array, sampleRate: number): numbe
  */
 export const MUSIC_MAX_VOICE = 0.8;
 
-/** Silero's mean probability over a window. */
-export function meanVoice(voice: FrameProbabilities, w: Window): number {
-  const a = Math.max(0, Math.floor(w.start / voice.frameSeconds));
-  const b = Math.min(voice.probs.length, Math.ceil(w.end / voice.frameSeconds));
-  if (b <= a) return 0;
-  let s = 0;
-  for (let i = a; i < b; i++) s += voice.probs[i]!;
-  return s / (b - a);
-}
+/** Silero's mean probability over a window (0 when it holds no frame). */
+export const meanVoice = (voice: FrameProbabilities, w: Window): number => meanOverFrames(voice.probs, voice.frameSeconds, w) ?? 0;
 
 /**
  * Per window, its share of low-energy frames; 1 (never music) for windows too short to judge, and for

@@ -19,6 +19,19 @@ export const DEFAULT_VAD: VadOptions = { threshold: 0.5, negThreshold: 0.35, min
 
 export type Region = [start: number, end: number];
 
+/**
+ * The mean of a series of per-frame values (Silero's probabilities, loudness) over the frames a span
+ * touches; undefined when it touches none.
+ */
+export function meanOverFrames(values: ArrayLike<number>, frameSeconds: number, span: { start: number; end: number }): number | undefined {
+  const from = Math.max(0, Math.floor(span.start / frameSeconds));
+  const to = Math.min(values.length, Math.ceil(span.end / frameSeconds));
+  if (to <= from) return undefined;
+  let s = 0;
+  for (let i = from; i < to; i++) s += values[i]!;
+  return s / (to - from);
+}
+
 export function speechRegions(probs: ArrayLike<number>, frameSeconds: number, duration: number, opts: VadOptions = DEFAULT_VAD): Region[] {
   const raw: Region[] = [];
   let start = -1;

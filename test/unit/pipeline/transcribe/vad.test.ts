@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { mergeRegions, speechRegions, totalSeconds } from "../../../../src/pipeline/transcribe/vad.ts";
+import { meanOverFrames, mergeRegions, speechRegions, totalSeconds } from "../../../../src/pipeline/transcribe/vad.ts";
 
 const frames = (spec: Array<[number, number]>) => spec.flatMap(([p, n]) => new Array<number>(n).fill(p));
 
@@ -21,4 +21,14 @@ test("long silence splits regions and clicks are dropped", () => {
 
 test("merging overlapping regions", () => {
   expect(mergeRegions([[3, 4], [0, 1], [0.5, 2]])).toEqual([[0, 2], [3, 4]]);
+});
+
+test("the mean of per-frame values over the frames a span touches", () => {
+  const values = [0.1, 0.2, 0.9, 1.0];
+  // Frames of 0.5 s: 0.6-1.6 s touches frames 1, 2 and 3.
+  expect(meanOverFrames(values, 0.5, { start: 0.6, end: 1.6 })).toBeCloseTo(0.7, 9);
+  expect(meanOverFrames(values, 0.5, { start: 0, end: 0.5 })).toBeCloseTo(0.1, 9);
+  // Past the last frame, or an empty span: no frame, no mean.
+  expect(meanOverFrames(values, 0.5, { start: 2, end: 3 })).toBeUndefined();
+  expect(meanOverFrames(values, 0.5, { start: 1, end: 1 })).toBeUndefined();
 });
