@@ -35,19 +35,24 @@ export function segmentsFromWords(words: Word[], opts: SegmentOptions = DEFAULT_
 }
 
 /**
- * How far a segment's edge moves out into its speaker's voice (seconds). The recogniser times a word
- * from its onset to where it stops hearing it, a few hundred milliseconds inside the voice at either
- * end of a turn (a fading last syllable, a breath before the first), so a transcript cut at its words
- * leaves a gap in every turn. Chosen on the tuning split (docs/benchmarks/speakers.md): 0.5-2 s gave
- * the same within half a point, and 1 s is where the gain levels off.
+ * How far a segment's start moves back into its speaker's voice (seconds). The recogniser times a
+ * word from its onset to where it stops hearing it, a few hundred milliseconds inside the voice at
+ * either end of a turn (a breath before the first syllable, a fading last one), so a transcript cut at
+ * its words leaves a gap in every turn. A start is what a reader sees of a line ("[1:02] Ann: …"), so
+ * it stays within this of the first word. Chosen on the tuning split (docs/benchmarks/speakers.md):
+ * 0.5-2 s gave the same within half a point, and 1 s is where the gain levels off.
  */
 export const VOICE_EDGE_SECONDS = 1;
 
 /**
- * Segments widened to the voice they hold: each segment's end moves on through its own speaker's
- * diarized voice, and its start back, by at most `maxSeconds` and never into the segment beside it.
- * The words and their times stay as they are; only the segment's span changes, so "who spoke when"
- * in the transcript covers the voice and not only the words' timestamps.
+ * Segments widened to the voice they hold, as the diarizer heard it. A segment's end moves on through
+ * its own speaker's voice until that voice stops or the speaker's next segment begins: where someone
+ * talks over them (the recogniser writes one stream of words, so their words stop at the other's
+ * first), both segments cover the overlap, as both people were talking. Its start moves back through
+ * the voice by at most `maxSeconds`, never before the segment before it starts, so segments stay in
+ * the order of their starts. Segments of one speaker never overlap. The words and their times stay as
+ * they are; only the segments' spans change, so "who spoke when" in the transcript covers the voice
+ * and not only the words' timestamps.
  */
 export function segmentsOnTheVoice(segments: Segment[], voice: ReadonlyArray<{ speaker: string; start: number; end: number }> | undefined, maxSeconds = VOICE_EDGE_SECONDS): Segment[] {
   if (!voice?.length || !segments.length) return segments;
@@ -61,21 +66,24 @@ export function segmentsOnTheVoice(segments: Segment[], voice: ReadonlyArray<{ s
     for (let k = firstEndingAfter(turns, x - SLACK); k < turns.length && turns[k]!.start <= x + SLACK; k++) if (!best || turns[k]!.end > best.end) best = turns[k];
     return best;
   };
-  const out = segments.map((s) => ({ ...s }));
-  // Ends first, each stopping at the next segment's start; then starts, each stopping at the end before it.
-  for (let i = 0; i < out.length; i++) {
-    const s = out[i]!;
-    const next = i + 1 < out.length ? out[i + 1]!.start : Infinity;
-    const v = around(s.speaker, s.end);
-    if (v && v.end > s.end) s.end = Math.max(s.end, Math.min(v.end, s.end + maxSeconds, next));
+  // Ends first, each up to where its speaker's next segment starts; then starts, each not before its
+  // speaker's previous segment's (widened) end, nor before the start of the segment before it.
+  const nextOwnStart = new Map<string, number>();
+  const ends = segments.map(() => 0);
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const s = segments[i]!;
+    const after = around(s.speaker, s.end);
+    ends[i] = after && after.end > s.end ? Math.min(after.end, nextOwnStart.get(s.speaker) ?? Infinity) : s.end;
+    nextOwnStart.set(s.speaker, s.start);
   }
-  for (let i = 0; i < out.length; i++) {
-    const s = out[i]!;
-    const prev = i > 0 ? out[i - 1]!.end : 0;
-    const v = around(s.speaker, s.start);
-    if (v && v.start < s.start) s.start = Math.min(s.start, Math.max(v.start, s.start - maxSeconds, prev));
-  }
-  return out;
+  const lastOwnEnd = new Map<string, number>();
+  return segments.map((s, i) => {
+    const before = around(s.speaker, s.start);
+    const floor = Math.max(s.start - maxSeconds, lastOwnEnd.get(s.speaker) ?? 0, i > 0 ? segments[i - 1]!.start : 0);
+    const start = before && before.start < s.start ? Math.min(s.start, Math.max(before.start, floor)) : s.start;
+    lastOwnEnd.set(s.speaker, ends[i]!);
+    return { ...s, start, end: Math.max(s.end, ends[i]!) };
+  });
 }
 
 /** The transcript's segments: from its words, widened to its speakers' voice where the diarizer heard it. */

@@ -22,26 +22,47 @@ describe("segmentsOnTheVoice", () => {
   const seg = (speaker: string, start: number, end: number) => ({ speaker, start, end, text: "…" });
   const voice = (speaker: string, start: number, end: number) => ({ speaker, start, end });
 
-  test("edges move out through their own speaker's voice, at most the cap", () => {
+  test("an end runs on through its speaker's voice; a start moves back at most the cap", () => {
     const out = segmentsOnTheVoice([seg("Speaker 1", 2, 5), seg("Speaker 2", 9, 12)], [voice("Speaker 1", 1.7, 5.4), voice("Speaker 2", 6, 14)], 1);
-    // Speaker 1's voice runs 0.3 s before and 0.4 s after their words; Speaker 2's 3 s before and 2 s after (capped at 1 s).
+    // Speaker 1's voice runs 0.3 s before and 0.4 s after their words; Speaker 2's 3 s before (the start capped at 1 s) and 2 s after.
     expect(out.map((s) => [s.start, s.end])).toEqual([
       [1.7, 5.4],
-      [8, 13],
+      [8, 14],
     ]);
     expect(out.map((s) => s.text)).toEqual(["…", "…"]);
   });
 
-  test("an edge never crosses into the next segment, nor reaches into another speaker's voice", () => {
+  test("where someone talks over a speaker, both segments cover the overlap", () => {
+    // Speaker 1 talks 0-8; Speaker 2 cuts in at 3 and the recogniser writes only Speaker 2's words from there.
     const segs = [seg("Speaker 1", 0, 3), seg("Speaker 2", 3.2, 6)];
-    const out = segmentsOnTheVoice(segs, [voice("Speaker 1", 0, 4), voice("Speaker 2", 3.5, 6)], 1);
-    // Speaker 1 runs on to 3.2, where Speaker 2's words start; Speaker 2's voice starts after their first word: no move.
+    const out = segmentsOnTheVoice(segs, [voice("Speaker 1", 0, 8), voice("Speaker 2", 3.1, 6)], 1);
     expect(out.map((s) => [s.start, s.end])).toEqual([
-      [0, 3.2],
-      [3.2, 6],
+      [0, 8],
+      [3.1, 6],
     ]);
     // Only the segment's own speaker counts: Speaker 2's voice around Speaker 1's end moves nothing.
     expect(segmentsOnTheVoice([seg("Speaker 1", 0, 3)], [voice("Speaker 2", 0, 5)], 1)[0]).toMatchObject({ start: 0, end: 3 });
+  });
+
+  test("a segment never reaches its speaker's next one, and never starts before the segment before it", () => {
+    // Speaker 1's voice runs through Speaker 2's interjection into their own next words.
+    const segs = [seg("Speaker 1", 0, 4), seg("Speaker 2", 4.5, 5), seg("Speaker 1", 6, 9), seg("Speaker 2", 9.2, 10)];
+    const out = segmentsOnTheVoice(segs, [voice("Speaker 1", 0, 12), voice("Speaker 2", 4.2, 5.1), voice("Speaker 2", 8.6, 10)], 1);
+    expect(out.map((s) => [s.start, s.end])).toEqual([
+      [0, 6],
+      // Speaker 2 from where their voice starts, over Speaker 1's; Speaker 1's second segment stays
+      // where its words start, as their first one runs up to there.
+      [4.2, 5.1],
+      [6, 12],
+      // Back 0.6 s into the voice, before Speaker 1's end at 9: both talk there.
+      [8.6, 10],
+    ]);
+    // A start never moves before the start of the segment before it, so the lines stay in order.
+    const short = segmentsOnTheVoice([seg("Speaker 1", 5, 5.3), seg("Speaker 2", 5.5, 8)], [voice("Speaker 2", 4, 8)], 1);
+    expect(short.map((s) => [s.start, s.end])).toEqual([
+      [5, 5.3],
+      [5, 8],
+    ]);
   });
 
   test("a voice that does not touch the edge moves nothing; no voice gives the segments back", () => {
