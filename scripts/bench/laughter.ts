@@ -19,7 +19,9 @@
  * ffmpeg's silencedetect 12 dB under the mean volume), at least 4 s apart, and one laugh goes into each cut. Every laugh
  * of a split is used once per conversation (--per-mix laughs a mix). `--kind applause` does the same
  * with an audience's applause and cheering (tuning: monsterz-data, frozen-bubble-data, circuslinux-data;
- * held out: tuxmath-data, lmms-common, foobillardplus-data).
+ * held out: tuxmath-data, lmms-common, foobillardplus-data). Names below say "laugh" for whatever
+ * --kind puts into the pauses: with applause, a "laugh" is a burst of applause, and the table's
+ * columns, --laugh-dir and --verbose's "in laughs" mean it.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
