@@ -45,10 +45,19 @@ export function segmentsFromWords(words: Word[], opts: SegmentOptions = DEFAULT_
 export const VOICE_EDGE_SECONDS = 1;
 
 /**
+ * How far a segment's end runs on past its words where no one's words are (seconds): a fading last
+ * syllable, a quiet speaker's words the recogniser missed. Under others' words it runs on further.
+ * Chosen on the tuning split (docs/benchmarks/speakers.md): 1 and 1.5 s fell short of the rest, and
+ * 2 s is where it levels off (the same up to no limit at all).
+ */
+export const VOICE_RUN_ON_SECONDS = 2;
+
+/**
  * Segments widened to the voice they hold, as the diarizer heard it. A segment's end moves on through
  * its own speaker's voice until that voice stops or the speaker's next segment begins: where someone
  * talks over them (the recogniser writes one stream of words, so their words stop at the other's
- * first), both segments cover the overlap, as both people were talking. Its start moves back through
+ * first), both segments cover the overlap, as both people were talking; where no one's words are, at
+ * most VOICE_RUN_ON_SECONDS past its own. Its start moves back through
  * the voice by at most `maxSeconds`, never before the segment before it starts, so segments stay in
  * the order of their starts. Segments of one speaker never overlap. The words and their times stay as
  * they are; only the segments' spans change, so "who spoke when" in the transcript covers the voice
@@ -73,7 +82,11 @@ export function segmentsOnTheVoice(segments: Segment[], voice: ReadonlyArray<{ s
   for (let i = segments.length - 1; i >= 0; i--) {
     const s = segments[i]!;
     const after = around(s.speaker, s.end);
-    ends[i] = after && after.end > s.end ? Math.min(after.end, nextOwnStart.get(s.speaker) ?? Infinity) : s.end;
+    // Past VOICE_RUN_ON_SECONDS the end only goes on under others' words (talked over), not where
+    // nobody's words are: a voice the recogniser wrote nothing for there may be the diarizer's mistake.
+    let reach = s.end + VOICE_RUN_ON_SECONDS;
+    for (let j = i + 1; j < segments.length && segments[j]!.start <= reach; j++) if (segments[j]!.speaker !== s.speaker) reach = Math.max(reach, segments[j]!.end);
+    ends[i] = after && after.end > s.end ? Math.min(after.end, nextOwnStart.get(s.speaker) ?? Infinity, reach) : s.end;
     nextOwnStart.set(s.speaker, s.start);
   }
   const lastOwnEnd = new Map<string, number>();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatTranscript, segmentsFromWords, segmentsOnTheVoice, transcriptSegments } from "../../../../src/pipeline/transcribe/segments.ts";
+import { formatTranscript, segmentsFromWords, segmentsOnTheVoice, transcriptSegments, VOICE_RUN_ON_SECONDS } from "../../../../src/pipeline/transcribe/segments.ts";
 
 test("segments split on speaker change and long pauses", () => {
   const w = (word: string, start: number, speaker: string) => ({ word, start, end: start + 0.3, speaker });
@@ -33,12 +33,20 @@ describe("segmentsOnTheVoice", () => {
   });
 
   test("where someone talks over a speaker, both segments cover the overlap", () => {
-    // Speaker 1 talks 0-8; Speaker 2 cuts in at 3 and the recogniser writes only Speaker 2's words from there.
-    const segs = [seg("Speaker 1", 0, 3), seg("Speaker 2", 3.2, 6)];
-    const out = segmentsOnTheVoice(segs, [voice("Speaker 1", 0, 8), voice("Speaker 2", 3.1, 6)], 1);
+    // Speaker 1 talks 0-7.5; Speaker 2 cuts in at 3, and the recogniser writes only Speaker 2's words from there to 7.
+    const segs = [seg("Speaker 1", 0, 3), seg("Speaker 2", 3.2, 7)];
+    const out = segmentsOnTheVoice(segs, [voice("Speaker 1", 0, 7.5), voice("Speaker 2", 3.1, 7)], 1);
+    // Speaker 1's segment runs on under Speaker 2's words (more than 2 s past its own), to where they end.
     expect(out.map((s) => [s.start, s.end])).toEqual([
-      [0, 8],
-      [3.1, 6],
+      [0, 7],
+      [3.1, 7],
+    ]);
+    // Where nobody's words are, the end runs on at most VOICE_RUN_ON_SECONDS past the segment's own.
+    expect(VOICE_RUN_ON_SECONDS).toBe(2);
+    const alone = segmentsOnTheVoice([seg("Speaker 1", 0, 3), seg("Speaker 2", 3.2, 4)], [voice("Speaker 1", 0, 9)], 1);
+    expect(alone.map((s) => [s.start, s.end])).toEqual([
+      [0, 5],
+      [3.2, 4],
     ]);
     // Only the segment's own speaker counts: Speaker 2's voice around Speaker 1's end moves nothing.
     expect(segmentsOnTheVoice([seg("Speaker 1", 0, 3)], [voice("Speaker 2", 0, 5)], 1)[0]).toMatchObject({ start: 0, end: 3 });
@@ -53,7 +61,8 @@ describe("segmentsOnTheVoice", () => {
       // Speaker 2 from where their voice starts, over Speaker 1's; Speaker 1's second segment stays
       // where its words start, as their first one runs up to there.
       [4.2, 5.1],
-      [6, 12],
+      // 2 s past its words (Speaker 2's words end before that): nobody's words are there to talk over it.
+      [6, 11],
       // Back 0.6 s into the voice, before Speaker 1's end at 9: both talk there.
       [8.6, 10],
     ]);
