@@ -4,8 +4,9 @@
  * between two lines, no one talking over it), through the whole transcription (`transcribeFile`,
  * default recogniser), and per mix the speakers the transcript shows (those who own words) against the
  * people who talk, the diarizer's count, the words written inside the laughs, the talk's words given to
- * a "speaker" who is mostly laughter, and DER where the speech has a reference (the laughs count as no
- * one's speech, as AMI's references leave them out). Nothing here has a reference for laughter, so the
+ * a "speaker" who is mostly laughter, and DER (the diarizer's activity and the transcript's segments)
+ * where the speech has a reference (the laughs count as no one's speech, as AMI's references leave them
+ * out). Nothing here has a reference for laughter, so the
  * laughs come from Debian packages (fetched with `apt-get download` into --laugh-dir on first use): the
  * tuning split is hedgewars-data's voice packs (actors' laughs, the robot's left out), the held-out
  * split the laughs of scratch (recorded people), ktuberling-data, trackballs-data, btanks-data and
@@ -152,6 +153,8 @@ interface Row {
   shown: number;
   diarized: number;
   der?: number;
+  /** DER of the transcript's segments (as the API gives them), where the speech has a reference. */
+  transcriptDer?: number;
   /** Words whose middle lies inside a laugh. */
   laughWords: string[];
   /** Words of the talk (outside the laughs) given to a speaker whose activity is mostly laughs. */
@@ -205,7 +208,11 @@ for (const split of splits) {
         changes: st.changes,
         changesAtSentenceEnd: st.changesAtSentenceEnd,
       };
-      if (sp.reference) row.der = diarizationErrorRate(shiftReference(sp.reference, sp.cuts, spans), activity).der;
+      if (sp.reference) {
+        const reference = shiftReference(sp.reference, sp.cuts, spans);
+        row.der = diarizationErrorRate(reference, activity).der;
+        row.transcriptDer = diarizationErrorRate(reference, t.segments).der;
+      }
       rows.push(row);
       process.stderr.write(`${split} ${sp.name} ${m}: shown ${row.shown}/${sp.people}, diarized ${row.diarized}, laugh words [${row.laughWords.join(" ")}], taken [${row.takenWords.join(" ")}]\n`);
       if (process.argv.includes("--verbose")) {
@@ -228,15 +235,18 @@ const turnEnds = (rs: Row[]) => {
   return changes ? `${pct(rs.reduce((s, r) => s + r.changesAtSentenceEnd, 0) / changes)} of ${changes}` : "-";
 };
 console.log(`speakers with ${kind} — ${model}, ${rows.length} mixes, ${perMix} sounds a mix at most`);
-console.log("| split | speech | mixes | sounds put in | transcript count exact | speakers shown beyond the people | diarizer count exact | mean DER (activity) | words inside the sounds | talk's words given to them | turn ends on a sentence end |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("| split | speech | mixes | sounds put in | transcript count exact | speakers shown beyond the people | diarizer count exact | mean DER (activity) | mean transcript DER | words inside the sounds | talk's words given to them | turn ends on a sentence end |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const split of splits) {
   for (const speech of [...convos.map((s) => s.name), "all"]) {
     const rs = rows.filter((r) => r.split === split && (speech === "all" || r.speech === speech));
     if (!rs.length) continue;
-    const ders = rs.filter((r) => r.der !== undefined).map((r) => r.der!);
+    const mean = (xs: Array<number | undefined>) => {
+      const known = xs.filter((x): x is number => x !== undefined);
+      return known.length ? pct(known.reduce((a, b) => a + b, 0) / known.length) : "-";
+    };
     console.log(
-      `| ${split} | ${speech} | ${rs.length} | ${rs.reduce((s, r) => s + r.laughs, 0)} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.reduce((s, r) => s + Math.max(0, r.shown - r.people), 0)} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${ders.length ? pct(ders.reduce((a, b) => a + b, 0) / ders.length) : "-"} | ${rs.reduce((s, r) => s + r.laughWords.length, 0)} | ${rs.reduce((s, r) => s + r.takenWords.length, 0)} | ${turnEnds(rs)} |`,
+      `| ${split} | ${speech} | ${rs.length} | ${rs.reduce((s, r) => s + r.laughs, 0)} | ${rs.filter((r) => r.shown === r.people).length}/${rs.length} | ${rs.reduce((s, r) => s + Math.max(0, r.shown - r.people), 0)} | ${rs.filter((r) => r.diarized === r.people).length}/${rs.length} | ${mean(rs.map((r) => r.der))} | ${mean(rs.map((r) => r.transcriptDer))} | ${rs.reduce((s, r) => s + r.laughWords.length, 0)} | ${rs.reduce((s, r) => s + r.takenWords.length, 0)} | ${turnEnds(rs)} |`,
     );
   }
 }
