@@ -188,12 +188,14 @@ export const ClipSchema = z.object({
 
 export type Clip = z.infer<typeof ClipSchema>;
 
-export const TranscriptSegmentSchema = z.object({
-  speaker: z.string(),
-  start: z.number(),
-  end: z.number(),
-  text: z.string(),
-});
+export const TranscriptSegmentSchema = z
+  .object({
+    speaker: z.string().describe("speaker label: the speaker's name where one is known, else Speaker N"),
+    start: z.number().describe("seconds: at most 1 s before the segment's first word, where the voice starts"),
+    end: z.number().describe("seconds: where the speaker's voice stops, before their next segment; at most 2 s past the last word except under another speaker's words (talked over)"),
+    text: z.string(),
+  })
+  .describe("One speaker turn. Segments are in the order they start; two speakers' segments overlap where both talk at once (one speaker's never do)");
 
 export const JobOutputSchema = z.object({
   clips: z.array(ClipSchema),
