@@ -57,9 +57,9 @@ export const VOICE_RUN_ON_SECONDS = 2;
  * its own speaker's voice until that voice stops or the speaker's next segment begins: where someone
  * talks over them (the recogniser writes one stream of words, so their words stop at the other's
  * first), both segments cover the overlap, as both people were talking; where no one's words are, at
- * most VOICE_RUN_ON_SECONDS past its own. Its start moves back through
- * the voice by at most `maxSeconds`, never before the segment before it starts, so segments stay in
- * the order of their starts. Segments of one speaker never overlap. The words and their times stay as
+ * most VOICE_RUN_ON_SECONDS past its own. Its start moves back through the voice by at most
+ * `maxSeconds`, never before the segment before it starts, so segments stay in the order of their
+ * starts. Segments of one speaker never overlap. The words and their times stay as
  * they are; only the segments' spans change, so "who spoke when" in the transcript covers the voice
  * and not only the words' timestamps.
  */
@@ -85,7 +85,7 @@ export function segmentsOnTheVoice(segments: Segment[], voice: ReadonlyArray<{ s
     // Past VOICE_RUN_ON_SECONDS the end only goes on under others' words (talked over), not where
     // nobody's words are: a voice the recogniser wrote nothing for there may be the diarizer's mistake.
     let reach = s.end + VOICE_RUN_ON_SECONDS;
-    for (let j = i + 1; j < segments.length && segments[j]!.start <= reach; j++) if (segments[j]!.speaker !== s.speaker) reach = Math.max(reach, segments[j]!.end);
+    for (let j = i + 1; j < segments.length && segments[j]!.start <= reach && segments[j]!.speaker !== s.speaker; j++) reach = Math.max(reach, segments[j]!.end);
     ends[i] = after && after.end > s.end ? Math.min(after.end, nextOwnStart.get(s.speaker) ?? Infinity, reach) : s.end;
     nextOwnStart.set(s.speaker, s.start);
   }
