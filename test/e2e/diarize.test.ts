@@ -103,6 +103,44 @@ describeShared("neural diarization", () => {
   );
 
   test(
+    "meeting_trn09: a voice talked over keeps its segment under the other's, and the segments keep their documented shape",
+    async () => {
+      // One woman talks throughout while a man talks over her; whisper writes one stream of words.
+      const t = await transcribeFile(join(SHARED_MEDIA, "meeting_trn09.wav"));
+      const segs = t.segments;
+      let overlap = 0;
+      for (let i = 0; i < segs.length; i++) {
+        for (let j = i + 1; j < segs.length; j++) {
+          const [a, b] = [segs[i]!, segs[j]!];
+          const shared = Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
+          // One speaker's segments never overlap; two speakers' do where both talk.
+          if (a.speaker === b.speaker) expect(shared).toBe(0);
+          else overlap += shared;
+        }
+      }
+      // Before segments ran on under the other's words there was none: each stopped at the next.
+      expect(overlap).toBeGreaterThan(0.5);
+      for (const [i, seg] of segs.entries()) {
+        const own = t.words.filter((w) => w.speaker === seg.speaker && w.start >= seg.start - 1e-6 && w.end <= seg.end + 1e-6);
+        expect(own.length).toBeGreaterThan(0);
+        // In order of their starts; a start at most 1 s before the first word.
+        if (i > 0) expect(seg.start).toBeGreaterThanOrEqual(segs[i - 1]!.start);
+        expect(own[0]!.start - seg.start).toBeLessThanOrEqual(1 + 1e-6);
+        // An end more than 2 s past the last word lies under another speaker's words: inside a
+        // segment of theirs, between its first word and its last.
+        if (seg.end > own.at(-1)!.end + 2 + 1e-6) {
+          const under = segs.some((o) => {
+            const theirs = t.words.filter((w) => w.speaker === o.speaker && w.start >= o.start - 1e-6 && w.end <= o.end + 1e-6);
+            return o.speaker !== seg.speaker && theirs.length > 0 && theirs[0]!.start < seg.end && theirs.at(-1)!.end >= seg.end - 1e-6;
+          });
+          expect(under).toBe(true);
+        }
+      }
+    },
+    SLOW,
+  );
+
+  test(
     "the MFCC clustering still runs when asked for, and says what it is",
     async () => {
       const t = await transcribeFile(join(SHARED_MEDIA, "two_speakers_call.wav"), { diarizer: "mfcc" });
