@@ -59,9 +59,9 @@ export const VOICE_RUN_ON_SECONDS = 2;
  * first), both segments cover the overlap, as both people were talking; where no one's words are, at
  * most VOICE_RUN_ON_SECONDS past its own. Its start moves back through the voice by at most
  * `maxSeconds`, never before the segment before it starts, so segments stay in the order of their
- * starts. Segments of one speaker never overlap. The words and their times stay as
- * they are; only the segments' spans change, so "who spoke when" in the transcript covers the voice
- * and not only the words' timestamps.
+ * starts. Segments of one speaker never overlap. The words and their times stay as they are; only
+ * the segments' spans change, so "who spoke when" in the transcript covers the voice and not only the
+ * words' timestamps.
  */
 export function segmentsOnTheVoice(segments: Segment[], voice: ReadonlyArray<{ speaker: string; start: number; end: number }> | undefined, maxSeconds = VOICE_EDGE_SECONDS): Segment[] {
   if (!voice?.length || !segments.length) return segments;
