@@ -7,9 +7,9 @@
  * a "speaker" who is mostly laughter, and DER (the diarizer's activity and the transcript's segments)
  * where the speech has a reference (the laughs count as no one's speech, as AMI's references leave them
  * out). Nothing here has a reference for laughter, so the laughs come from Debian packages (fetched
- * with `apt-get download` into --laugh-dir on first use): the tuning split is hedgewars-data's voice packs (actors' laughs, the robot's left out), the held-out
- * split the laughs of scratch (recorded people), ktuberling-data, trackballs-data, btanks-data and
- * monsterz-data.
+ * with `apt-get download` into --laugh-dir on first use): the tuning split is hedgewars-data's voice
+ * packs (actors' laughs, the robot's left out), the held-out split the laughs of scratch (recorded
+ * people), ktuberling-data, trackballs-data, btanks-data and monsterz-data.
  *
  *   nice bun scripts/bench/laughter.ts [--laugh-dir /tmp/clipyard-laughs] [--model whisper-base]
  *     [--split tuning|held-out|both] [--per-mix 4] [--verbose] [--kind laughter|applause]
