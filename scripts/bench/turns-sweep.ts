@@ -9,14 +9,17 @@
  *
  *   nice bun scripts/bench/turns-sweep.ts [--cache /tmp/turns-cache] [--repeat 20]
  *
- * Variants: "raw" (the diarizer's labels), "realigned" (turns-realign.ts, what ran before overlap words
- * were given to their sentence's speaker) and "overlap+realigned" (overlap-words.ts, then realignment).
+ * Variants: "raw" (the diarizer's labels as cached: since 2026-11-28 sentences said over someone are
+ * already given to the voice framing them, so cache with a checkout from before that to compare it),
+ * "realigned" (turns-realign.ts, what the pipeline does), "overlap+realigned" (overlapWordsToSentenceSpeaker,
+ * measured and not in the pipeline, then realignment) and "framed+realigned"
+ * (overlappedSentencesToFramingVoice on the cached words again, then realignment).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
-import { overlapWordsToSentenceSpeaker } from "../../src/pipeline/transcribe/overlap-words.ts";
+import { overlappedSentencesToFramingVoice, overlapWordsToSentenceSpeaker } from "../../src/pipeline/transcribe/overlap-words.ts";
 import { realignTurns, type EvidenceTurn } from "../../src/pipeline/transcribe/turns-realign.ts";
 import type { Word } from "../../src/pipeline/types.ts";
 import { parseTurnText, turnSentenceStats, wordSpeakerErrors } from "./asr-scoring.ts";
@@ -66,6 +69,7 @@ const variants: Record<string, (c: Cached) => Word[]> = {
   raw: (c) => c.words,
   realigned: (c) => realignTurns(c.words),
   "overlap+realigned": (c) => realignTurns(overlapWordsToSentenceSpeaker(c.words, c.activity)),
+  "framed+realigned": (c) => realignTurns(overlappedSentencesToFramingVoice(c.words, c.activity)),
 };
 
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "-");

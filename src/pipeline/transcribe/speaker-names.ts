@@ -5,6 +5,8 @@
  *   the next other speaker;
  * - direct address ("Jack, what's your favourite …?", "Kyle. What do you think …?", "… do you think,
  *   Priya?", "Jack?") names the other voice that answers, only when that voice speaks next.
+ * - thanks by name at the start of a turn ("Thanks, Jack.", "Thank you so much for that, Kyle.", "Thanks
+ *   for having me, Ada.") names the other voice that spoke just before: the one being thanked.
  * Pure text rules over speaker-turn segments. A name goes to a voice only when its evidence agrees:
  * claims that split a name between voices, or a voice between names, leave it unnamed rather than
  * guessed, and a voice that says a name to someone else is never given it. A name merely mentioned
@@ -48,6 +50,8 @@ const POSSESSIVE = /^(?:\s+\p{Lu}\p{Ll}+)?['’]s\b/u;
 const ADDRESS_OPENING = /^(\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?)\s*([,.?!])\s*(.*)$/su;
 /** "… what do you think, Priya?" */
 const ADDRESS_CLOSING = /,\s+(\p{Lu}\p{Ll}+)\s*\?$/u;
+/** "Thanks, Jack.", "Thank you so much for that, Kyle!", "Thanks for having me, Ada.": a whole sentence of thanks closed by a name. */
+const THANKS_CLOSING = /^(?:[Tt]hanks|[Tt]hank you)(?: (?:so|very) much)?(?: for [^,.?!]+)?,\s+(\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?)\s*[.!]?$/u;
 
 /** Capitalised words that follow "I'm" or "this is", or open a sentence before a comma, without being names. */
 const NOT_NAMES = new Set(
@@ -83,6 +87,8 @@ const quote = (text: string, max = 60) => `"${text.length > max ? `${text.slice(
 const ANSWER_WITHIN_SECONDS = 5;
 /** A question put by name among a turn's last sentences is handed to the next voice; earlier ones are not. */
 const ADDRESS_LAST_SENTENCES = 3;
+/** Thanks by name among a turn's first sentences go to the voice before; later ones may thank anyone. */
+const THANKS_FIRST_SENTENCES = 2;
 
 interface Claim {
   speaker: string;
@@ -142,6 +148,16 @@ function claimsOf(segments: Segment[]): { claims: Claim[]; saidTo: Set<string> }
       // Only the voice that answers straight away is the one asked, and only for a question at the turn's end.
       if (k < said.length - ADDRESS_LAST_SENTENCES || !answer || answer.speaker === seg.speaker || answer.start - seg.end > ANSWER_WITHIN_SECONDS) return;
       claims.push({ speaker: answer.speaker, name, weight: 1, evidence: `addressed by ${seg.speaker} at ${at(seg.start)} (${quote(said.slice(k).join(" "))}) and answered at ${at(answer.start)}` });
+    });
+    const before = segments[i - 1];
+    said.slice(0, THANKS_FIRST_SENTENCES).forEach((sentence) => {
+      const m = THANKS_CLOSING.exec(sentence);
+      const name = m ? nameOf(m[1]!) : undefined;
+      if (!name || !taggedProperNoun(sentence, name.split(" ")[0]!)) return;
+      saidTo.add(`${seg.speaker}\u0000${key(name)}`);
+      // Only the voice that has just spoken is the one thanked.
+      if (!before || before.speaker === seg.speaker || seg.start - before.end > ANSWER_WITHIN_SECONDS) return;
+      claims.push({ speaker: before.speaker, name, weight: 1, evidence: `thanked by ${seg.speaker} at ${at(seg.start)} (${quote(sentence)}) straight after speaking` });
     });
   });
   return { claims, saidTo };

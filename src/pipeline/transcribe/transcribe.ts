@@ -18,6 +18,7 @@ import { withoutLaughingVoices } from "./laughter-words.ts";
 import type { Transcript, Word } from "../types.ts";
 import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, withoutRegions, type Region } from "./vad.ts";
+import { overlappedSentencesToFramingVoice } from "./overlap-words.ts";
 import { quietSpeech, withQuietWords } from "./quiet-speech.ts";
 import { musicStretches, musicWarnings } from "./music-windows.ts";
 import { speechProbabilities, type VadEngine } from "./vad-engine.ts";
@@ -260,8 +261,10 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const diarized = found && labelsFromEvidence(found, { ...evidenceInput, words: rawWords, numSpeakers: opts.numSpeakers ?? cast?.count });
     const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
     opts.onStats?.("diarize", { wallSeconds: lap() });
-    // A voice that only laughs is someone's laugh, not a person (laughter-words.ts).
-    const labelled: Word[] = withoutLaughingVoices(rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! })));
+    // Sentences said over someone go to the voice whose turn they are (overlap-words.ts); a voice that
+    // only laughs is someone's laugh, not a person (laughter-words.ts).
+    const heardAs = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+    const labelled: Word[] = withoutLaughingVoices(overlappedSentencesToFramingVoice(heardAs, diarized?.activity));
     const aligned = opts.alignTurns === false ? labelled : realignTurns(labelled);
     const numbered = numberedByFirstAppearance(cast ? keepingEverySpeaker(labelled, aligned) : aligned, diarized?.turns, diarized?.activity);
     const words = numbered.words;

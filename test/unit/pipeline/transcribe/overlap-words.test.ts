@@ -1,5 +1,5 @@
-import { expect, test } from "bun:test";
-import { overlapWordsToSentenceSpeaker } from "../../../../src/pipeline/transcribe/overlap-words.ts";
+import { describe, expect, test } from "bun:test";
+import { overlappedSentencesToFramingVoice, overlapWordsToSentenceSpeaker } from "../../../../src/pipeline/transcribe/overlap-words.ts";
 import type { Word } from "../../../../src/pipeline/types.ts";
 
 /** Words 0.3 s long every 0.35 s, labelled by the diarizer as `labels` says (one letter per word). */
@@ -59,4 +59,64 @@ test("a sentence no one clearly owns outside overlap is left alone", () => {
   expect(labelsOf(overlapWordsToSentenceSpeaker(longer, activity))).toBe("AAAAAB");
   // Without any activity, nothing changes.
   expect(overlapWordsToSentenceSpeaker(ws, undefined)).toBe(ws);
+});
+
+describe("sentences heard wholly in overlap go to the voice whose turn frames them", () => {
+  // A talks throughout (0-7.7 s); the words are all labelled A, as the windows around them vote.
+  const text = "My view was that it was clear to users. They didn't miss it. Right, okay. I was just thinking about the rest.";
+  const ws = words(text, "A".repeat(22));
+  // "They didn't miss it. Right, okay." is words 9-14: 3.15 s to 5.2 s.
+  const interjection = { start: 3.15, end: 5.2 };
+
+  test("another voice's turn that starts and ends with them takes them", () => {
+    const activity = [
+      { speaker: A, start: 0, end: 7.7 },
+      { speaker: B, start: interjection.start - 0.1, end: interjection.end + 0.2 },
+    ];
+    const out = overlappedSentencesToFramingVoice(ws, activity);
+    expect(labelsOf(out)).toBe("AAAAAAAAABBBBBBAAAAAAA");
+    expect(out.map((w) => [w.word, w.start, w.end])).toEqual(ws.map((w) => [w.word, w.start, w.end]));
+  });
+
+  test("a last word whose time runs past the voice does not keep its sentence out", () => {
+    // "They didn't miss it." is words 9-12 (3.15-4.5 s); B's turn ends halfway through "it." (4.2-4.5).
+    const said = words("My view was that it was clear to users. They didn't miss it. I was just thinking about the rest of it.", "A".repeat(22));
+    const activity = [
+      { speaker: A, start: 0, end: 7.7 },
+      { speaker: B, start: 3.1, end: 4.35 },
+    ];
+    expect(labelsOf(overlappedSentencesToFramingVoice(said, activity))).toBe("AAAAAAAAABBBBAAAAAAAAA");
+  });
+
+  test("a backchannel inside a sentence moves nothing: the sentence is not wholly in overlap", () => {
+    const activity = [
+      { speaker: A, start: 0, end: 7.7 },
+      { speaker: B, start: 3.5, end: 4.2 },
+    ];
+    expect(labelsOf(overlappedSentencesToFramingVoice(ws, activity))).toBe("A".repeat(22));
+  });
+
+  test("when both turns run on around the sentences, or both frame them, the label stays", () => {
+    const longer = [
+      { speaker: A, start: 0, end: 7.7 },
+      { speaker: B, start: 1.0, end: 7.7 },
+    ];
+    expect(labelsOf(overlappedSentencesToFramingVoice(ws, longer))).toBe("A".repeat(22));
+    const both = [
+      { speaker: A, start: interjection.start - 0.2, end: interjection.end + 0.1 },
+      { speaker: B, start: interjection.start - 0.05, end: interjection.end + 0.1 },
+    ];
+    expect(labelsOf(overlappedSentencesToFramingVoice(ws, both))).toBe("A".repeat(22));
+    // A turn that runs a second and more past the sentences does not frame them either.
+    const loose = [
+      { speaker: A, start: 0, end: 7.7 },
+      { speaker: B, start: interjection.start - 0.7, end: interjection.end + 0.7 },
+    ];
+    expect(labelsOf(overlappedSentencesToFramingVoice(ws, loose))).toBe("A".repeat(22));
+  });
+
+  test("without activity nothing changes", () => {
+    expect(overlappedSentencesToFramingVoice(ws, undefined)).toBe(ws);
+    expect(overlappedSentencesToFramingVoice(ws, [])).toBe(ws);
+  });
 });

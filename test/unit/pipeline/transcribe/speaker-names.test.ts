@@ -164,3 +164,38 @@ test("common words after I'm are not names", () => {
   expect(detectSpeakerNames([seg("Speaker 1", "I'm Sure it works. I'm Okay with that. This is Great.")])).toEqual({});
   expect(detectSpeakerNames([seg("Speaker 1", "i'm fine, this is lowercase bob in town")])).toEqual({});
 });
+
+test("thanks by name at the start of a turn name the voice that has just spoken", () => {
+  const r = nameSpeakers(
+    turns(
+      ["Speaker 1", "What got you into music in the first place?"],
+      ["Speaker 2", "My dad played drums in a covers band, so it was always around."],
+      ["Speaker 1", "Thanks, Jack. And what about you?"],
+      ["Speaker 3", "Thank you so much for having me, Maria. For me it was the radio."],
+    ),
+  );
+  expect(r.names).toEqual({ "Speaker 2": "Jack", "Speaker 1": "Maria" });
+  expect(r.evidence.find((e) => e.name === "Jack")!.evidence[0]).toContain("thanked by Speaker 1");
+  // "Thank you, Kyle." agreeing with an address of the same voice.
+  const both = nameSpeakers(turns(["Speaker 1", "Kyle, what do you think?"], ["Speaker 2", "It is good."], ["Speaker 1", "Thank you, Kyle."]));
+  expect(both.names).toEqual({ "Speaker 2": "Kyle" });
+  expect(both.evidence[0]!.evidence).toHaveLength(2);
+});
+
+test("thanks that name nobody: not at the turn's start, no one just spoke, not a name, or the thanks go on", () => {
+  // Late in a turn: whoever is thanked may not be the voice before.
+  expect(nameSpeakers(turns(["Speaker 1", "It was fun."], ["Speaker 2", "Right. So that was the week. Anyway we move on. Thanks, Jack."])).names).toEqual({});
+  // The voice before spoke long ago.
+  const late = [
+    { speaker: "Speaker 1", start: 0, end: 4, text: "It was a long day." },
+    { speaker: "Speaker 2", start: 30, end: 34, text: "Thanks, Jack." },
+  ];
+  expect(nameSpeakers(late).names).toEqual({});
+  // Thanking a group, or the same voice as before.
+  expect(nameSpeakers(turns(["Speaker 1", "That's all."], ["Speaker 2", "Thanks, everyone."])).names).toEqual({});
+  expect(nameSpeakers(turns(["Speaker 1", "That's all."], ["Speaker 2", "Thanks, guys."])).names).toEqual({});
+  // Thanks for something of a person's, not to them.
+  expect(nameSpeakers(turns(["Speaker 1", "Here it is."], ["Speaker 2", "Thanks for the note from Jack."])).names).toEqual({});
+  // A voice that thanks Jack is not Jack, even when someone else calls it Jack.
+  expect(nameSpeakers(turns(["Speaker 1", "We spoke."], ["Speaker 2", "Thanks, Jack. Jack, what else?"], ["Speaker 2", "Nothing."])).names["Speaker 2"]).toBeUndefined();
+});
