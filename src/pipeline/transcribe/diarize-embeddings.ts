@@ -90,7 +90,13 @@ const MUSIC_CLUSTER_SHARE = 0.5;
 /** Without the segmentation model a voice heard in a single window (under 1.5 s) is too easily a cough or a laugh. */
 const UNCONFIRMED_MIN_WINDOWS = 2;
 
-export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.02, minClusterWindows: 1, maxClusterWindows: 600, minSpeakerSeconds: 1, minVoice: 0 };
+/**
+ * minClusterShare: share of the (sampled) windows a voice needs, unaided, to be a person: a guard on long
+ * recordings against one-off bursts the other rules miss. 1 % is about 2 s a minute of speech (an hour's
+ * 600 sampled windows: 6, some 36 s); at 2 % the ten AMI openings joined (300 s, 21 people each saying
+ * 1-30 s) found 7 people, at 1 % 18 (docs/benchmarks/speakers.md, 2026-11-28).
+ */
+export const EMBEDDING_DEFAULTS = { threshold: 0.65, minClusterShare: 0.01, minClusterWindows: 1, maxClusterWindows: 600, minSpeakerSeconds: 1, minVoice: 0 };
 
 /**
  * Windows of `length` seconds every `hop` seconds inside each speech region; a region shorter than

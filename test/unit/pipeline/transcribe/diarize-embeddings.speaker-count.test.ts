@@ -124,6 +124,20 @@ test("a person who says one sentence (one window of confident speech) is counted
   expect(count(clusterEmbeddings(embeddings, {}, [], { windows, regions: withoutRegions([[0, 100]], [[lone.start, lone.end]]) }))).toBe(2);
 });
 
+test("on a long recording a person needs 1 % of the windows: 4 of 300 count, 2 do not", () => {
+  // Four minutes of two people, and a third who speaks twice for a few seconds (4 windows, 1.3 %).
+  const { windows, embeddings, voiceOf } = timeline([148, 4, 148]);
+  const speech = { windows, regions: [[0, 1000]] as Array<[number, number]> };
+  const labels = clusterEmbeddings(embeddings, {}, [], speech);
+  expect(count(labels)).toBe(3);
+  expect(count(labels.filter((_, i) => voiceOf[i] === 1))).toBe(1);
+  // A burst of 2 windows (0.7 %) is no one, however clear.
+  const burst = timeline([149, 2, 149]);
+  expect(count(clusterEmbeddings(burst.embeddings, {}, [], { windows: burst.windows, regions: [[0, 1000]] }))).toBe(2);
+  // At the former 2 % the 4-window person was no one either.
+  expect(count(clusterEmbeddings(embeddings, { minClusterShare: 0.02 }, [], speech))).toBe(2);
+});
+
 test("a given count is kept even where a voice has a single window", () => {
   const { embeddings } = timeline([20, 1, 20]);
   expect(count(clusterEmbeddings(embeddings, {}))).toBe(2);
