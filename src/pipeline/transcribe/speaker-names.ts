@@ -121,7 +121,16 @@ function claimsOf(segments: Segment[]): { claims: Claim[]; saidTo: Set<string> }
   const claims: Claim[] = [];
   // "speaker\u0000name" for each name a voice said to or about someone else: that voice is not the name.
   const saidTo = new Set<string>();
-  const nextOther = (i: number) => segments.slice(i + 1).find((s) => s.speaker !== segments[i]!.speaker);
+  // Segments overlap where two people talk at once (segments.ts): one said wholly inside a turn (a
+  // "yeah", an interjection) is neither the reply to that turn nor the turn before the next.
+  const within = (o: Segment, s: Segment) => o.start >= s.start && o.end <= s.end && o.end - o.start < s.end - s.start;
+  const nextOther = (i: number) => segments.slice(i + 1).find((s) => s.speaker !== segments[i]!.speaker && !within(s, segments[i]!));
+  const replyTo = (i: number) => segments.slice(i + 1).find((s) => !within(s, segments[i]!));
+  const turnBefore = (i: number) =>
+    segments
+      .slice(0, i)
+      .filter((s) => !within(s, segments[i]!))
+      .reduce<Segment | undefined>((latest, s) => (!latest || s.end > latest.end ? s : latest), undefined);
   segments.forEach((seg, i) => {
     for (const re of SELF) {
       for (const m of seg.text.matchAll(re)) {
@@ -140,7 +149,7 @@ function claimsOf(segments: Segment[]): { claims: Claim[]; saidTo: Set<string> }
       }
     }
     const said = sentences(seg.text);
-    const answer = segments[i + 1];
+    const answer = replyTo(i);
     said.forEach((_, k) => {
       const name = addressedName(said, k);
       if (!name) return;
@@ -149,7 +158,7 @@ function claimsOf(segments: Segment[]): { claims: Claim[]; saidTo: Set<string> }
       if (k < said.length - ADDRESS_LAST_SENTENCES || !answer || answer.speaker === seg.speaker || answer.start - seg.end > ANSWER_WITHIN_SECONDS) return;
       claims.push({ speaker: answer.speaker, name, weight: 1, evidence: `addressed by ${seg.speaker} at ${at(seg.start)} (${quote(said.slice(k).join(" "))}) and answered at ${at(answer.start)}` });
     });
-    const before = segments[i - 1];
+    const before = turnBefore(i);
     said.slice(0, THANKS_FIRST_SENTENCES).forEach((sentence) => {
       const m = THANKS_CLOSING.exec(sentence);
       const name = m ? nameOf(m[1]!) : undefined;

@@ -199,3 +199,17 @@ test("thanks that name nobody: not at the turn's start, no one just spoke, not a
   // A voice that thanks Jack is not Jack, even when someone else calls it Jack.
   expect(nameSpeakers(turns(["Speaker 1", "We spoke."], ["Speaker 2", "Thanks, Jack. Jack, what else?"], ["Speaker 2", "Nothing."])).names["Speaker 2"]).toBeUndefined();
 });
+
+test("a 'yeah' said inside a turn is neither the answer to its question nor the voice its thanks are for", () => {
+  // Segments overlap where two talk at once: Speaker 3's "Yeah." lies inside each of the others' turns.
+  const segments = [
+    { speaker: "Speaker 1", start: 0, end: 6, text: "We tried it last spring. Jack, what did you make of it?" },
+    { speaker: "Speaker 3", start: 2, end: 2.6, text: "Yeah." },
+    { speaker: "Speaker 2", start: 6.2, end: 12, text: "It was slower than I hoped, but it worked in the end." },
+    { speaker: "Speaker 3", start: 9, end: 9.5, text: "Right." },
+    { speaker: "Speaker 1", start: 12.3, end: 15, text: "Thanks, Jack. That helps." },
+  ];
+  const r = nameSpeakers(segments);
+  expect(r.names).toEqual({ "Speaker 2": "Jack" });
+  expect(r.evidence[0]!.evidence).toHaveLength(2);
+});
