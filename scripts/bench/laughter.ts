@@ -12,7 +12,10 @@
  * people), ktuberling-data, trackballs-data, btanks-data and monsterz-data.
  *
  *   nice bun scripts/bench/laughter.ts [--laugh-dir /tmp/clipyard-laughs] [--model whisper-base]
- *     [--split tuning|held-out|both] [--per-mix 4] [--verbose] [--kind laughter|applause]
+ *     [--split tuning|held-out|both] [--per-mix 4] [--verbose] [--kind laughter|applause] [--given]
+ *
+ * `--given` transcribes each two-person mix with the job option `speakers` set to 2, so the table says
+ * whether a laugh takes one of the places the caller gave.
  *
  * Each mix: the speech and each laugh loudness-normalised to -20 LUFS, the laugh 2 dB under that; the
  * speech is cut in its longest pauses (the reference's gaps between turns where there is one, else
@@ -38,6 +41,7 @@ const arg = (name: string) => {
 };
 const laughDir = arg("laugh-dir") ?? join(tmpdir(), "clipyard-laughs");
 const model = arg("model") ?? "whisper-base";
+const given = process.argv.includes("--given");
 const splitArg = arg("split") ?? "both";
 const perMix = Number(arg("per-mix") ?? 4);
 /** How far under the talk's loudness a laugh plays (2 dB): as loud as a voice in the room. */
@@ -179,7 +183,8 @@ for (const split of splits) {
       const chosen = Array.from({ length: per }, (_, k) => laughs[(m * per + k) % laughs.length]!);
       const out = join(work, `${kind === "laughter" ? "" : `${kind}.`}${split}.${sp.name}.${m}.wav`);
       const spans = await mix(sp, chosen, out);
-      const t = await transcribeFile(out, { model });
+      // (The job option takes 2-10; jfk's one voice is left to the count.)
+      const t = await transcribeFile(out, { model, speakers: given && sp.people >= 2 ? sp.people : undefined });
       const activity = t.speakerActivity ?? [];
       // A speaker is "the laughs" when most of their activity lies inside them.
       const laughSpeakers = new Set(

@@ -62,6 +62,11 @@ export interface EmbeddingDiarizeOptions {
    * Kept for the benches (diarize-sweep.ts --min-voice); docs/benchmarks/speakers.md.
    */
   minVoice?: number;
+  /**
+   * Stretches known to be no one's speech, left out of confident speech: under a given count, the time
+   * of a voice that took a place and said no word (a laugh, a cough), so that the places go to people.
+   */
+  notSpeech?: Region[];
   /** Settings of the eigengap estimate (spectral-count.ts EIGENGAP_DEFAULTS otherwise). */
   eigengap?: Partial<EigengapOptions>;
   /** Settings of the VBx-style pass (vb-resegment.ts VB_DEFAULTS otherwise). */
@@ -374,7 +379,7 @@ export function diarizeFromEmbeddings(
   local?: { frames: LocalFrames; duration: number; speech?: Region[]; music?: boolean[]; voice?: number[] },
 ): { speakers: string[]; turns: SpeakerTurn[]; activity: SpeakerTurn[] } {
   const mixed = windows.map((w) => overlapSeconds(w, overlaps) > MIXED_SHARE * (w.end - w.start));
-  const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, overlaps), music: local.music, voice: local.voice } : undefined;
+  const confident = local?.speech ? { windows, regions: withoutRegions(local.speech, [...overlaps, ...(opts.notSpeech ?? [])]), music: local.music, voice: local.voice } : undefined;
   const links = opts.links ?? false;
   const tags = local && links ? localSpeakerTags(windows, local.frames, links === true ? {} : links) : undefined;
   const all = clusterEmbeddings(embeddings, opts, mixed, confident, tags);

@@ -45,6 +45,8 @@ export interface LabelSpeakersInput {
   voice?: FrameProbabilities;
   words: TimedWord[];
   numSpeakers?: number;
+  /** Stretches that are no one's speech (diarize-embeddings.ts `notSpeech`). */
+  notSpeech?: Region[];
   /** "mfcc" skips the embedding model (benchmarks compare the two). */
   diarizer?: "auto" | "mfcc";
   modelsDir?: string;
@@ -129,7 +131,7 @@ export type SpeakerEvidence =
   | { kind: "mfcc"; warning?: string }
   | { kind: "neural"; regions: Region[]; overlaps: Region[]; windows: Window[]; embeddings: number[][]; local?: { frames: LocalFrames; duration: number; speech: Region[]; music?: boolean[] }; engine: string; warning?: string };
 
-export type SpeakerEvidenceInput = Omit<LabelSpeakersInput, "words" | "numSpeakers">;
+export type SpeakerEvidenceInput = Omit<LabelSpeakersInput, "words" | "numSpeakers" | "notSpeech">;
 
 /** The speaker models' evidence; a failing model run degrades to `mfcc` (with the reason), an abort or a fatal engine choice throws. */
 export async function speakerEvidence(input: SpeakerEvidenceInput): Promise<SpeakerEvidence> {
@@ -177,7 +179,7 @@ export function labelsFromEvidence(evidence: SpeakerEvidence, input: LabelSpeake
   const { regions, overlaps, windows, embeddings, local, engine, warning } = evidence;
   if (!windows.length) return { speakers: input.words.map(() => "Speaker 1"), turns: [], activity: [], engine, warning };
   try {
-    const clusterRun = timedSync(() => diarizeFromEmbeddings(regions, windows, embeddings, input.words, { numSpeakers: input.numSpeakers }, overlaps, local));
+    const clusterRun = timedSync(() => diarizeFromEmbeddings(regions, windows, embeddings, input.words, { numSpeakers: input.numSpeakers, notSpeech: input.notSpeech }, overlaps, local));
     input.onStats?.("cluster", clusterRun.usage);
     return { ...clusterRun.value, engine, warning };
   } catch (err) {

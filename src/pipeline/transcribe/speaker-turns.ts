@@ -44,6 +44,15 @@ export function turnsOfSpeakersWithWords<T extends { speaker: string }>(turns: T
 }
 
 /**
+ * The time of the voices that own no words, as regions: under a count the caller gave, a place such a
+ * voice took (a laugh, a cough, a tune) is given again with that time left out of confident speech.
+ */
+export function wordlessVoiceTime(turns: ReadonlyArray<SpeakerTurn>, words: ReadonlyArray<{ speaker: string }>): Region[] {
+  const owners = new Set(words.map((w) => w.speaker));
+  return turns.filter((t) => !owners.has(t.speaker)).map((t): Region => [t.start, t.end]);
+}
+
+/**
  * Who spoke when, over all detected speech rather than only the recognised words: each speech region is
  * split between the speakers of the words inside it, at the middle of the pause where the speaker
  * changes. Regions without words (laughter, crosstalk the recogniser skipped) stay unlabelled.

@@ -18,6 +18,7 @@ import { withoutLaughingVoices } from "./laughter-words.ts";
 import type { Transcript, Word } from "../types.ts";
 import { decodedLengthLimit } from "../decoded-length.ts";
 import { speechRegions, totalSeconds, withoutRegions, type Region } from "./vad.ts";
+import { labelsForGivenCount } from "./given-count.ts";
 import { overlappedSentencesToFramingVoice } from "./overlap-words.ts";
 import { quietSpeech, withQuietWords } from "./quiet-speech.ts";
 import { musicStretches, musicWarnings } from "./music-windows.ts";
@@ -258,13 +259,18 @@ export async function transcribeFile(path: string, opts: TranscribeOptions = {})
     const { words: rawWords, corrections } = correctNearMisses(heard, opts.vocabulary ?? []);
     if (corrections.length) log.debug("vocabulary corrections", { corrections });
     const cast = castOf(opts.speakers);
-    const diarized = found && labelsFromEvidence(found, { ...evidenceInput, words: rawWords, numSpeakers: opts.numSpeakers ?? cast?.count });
-    const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
+    const given = opts.numSpeakers ?? cast?.count;
+    const label = (numSpeakers?: number, notSpeech?: Region[]) => {
+      const diarized = found && labelsFromEvidence(found, { ...evidenceInput, words: rawWords, numSpeakers, notSpeech });
+      const speakers = diarized?.speakers ?? rawWords.map(() => "Speaker 1");
+      // Sentences said over someone go to the voice whose turn they are (overlap-words.ts); a voice that
+      // only laughs is someone's laugh, not a person (laughter-words.ts).
+      const heardAs = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
+      return { diarized, labelled: withoutLaughingVoices(overlappedSentencesToFramingVoice(heardAs, diarized?.activity)) as Word[] };
+    };
+    // A given count is of people who say something (given-count.ts).
+    const { diarized, labelled } = given && found?.kind === "neural" ? labelsForGivenCount(given, label) : label(given);
     opts.onStats?.("diarize", { wallSeconds: lap() });
-    // Sentences said over someone go to the voice whose turn they are (overlap-words.ts); a voice that
-    // only laughs is someone's laugh, not a person (laughter-words.ts).
-    const heardAs = rawWords.map((w, i) => ({ ...w, speaker: speakers[i]! }));
-    const labelled: Word[] = withoutLaughingVoices(overlappedSentencesToFramingVoice(heardAs, diarized?.activity));
     const aligned = opts.alignTurns === false ? labelled : realignTurns(labelled);
     const numbered = numberedByFirstAppearance(cast ? keepingEverySpeaker(labelled, aligned) : aligned, diarized?.turns, diarized?.activity);
     const words = numbered.words;

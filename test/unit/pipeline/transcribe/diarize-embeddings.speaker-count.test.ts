@@ -179,6 +179,37 @@ test("a given count is of people: a window of noise does not take a place, a qui
   expect(heard[1]).toBe(heard[16]);
 });
 
+test("under a given count, time that is no one's speech (a laugh that took a place) gives the place to a person", () => {
+  // Two similar voices, and before them 6 windows of a laugh the segmentation model calls speech.
+  const r = rng(5);
+  const unit = () => {
+    const v = Array.from({ length: DIM }, () => r() - 0.5);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  const shared = unit();
+  const a = unit().map((x, d) => x + 1.2 * shared[d]!);
+  const b = unit().map((x, d) => x + 1.2 * shared[d]!);
+  const laugh = unit();
+  const near = (dir: number[]) => {
+    const noise = unit();
+    return dir.map((x, d) => x + 0.3 * noise[d]!);
+  };
+  const embeddings = [...Array.from({ length: 6 }, () => near(laugh)), ...Array.from({ length: 15 }, () => near(a)), ...Array.from({ length: 15 }, () => near(b))];
+  const windows: Window[] = embeddings.map((_, i) => ({ start: i * 0.75, end: i * 0.75 + 1.5 }));
+  const regions: Array<[number, number]> = [[0, 28.5]];
+  const words = [2, 8, 14, 20, 25].map((t) => ({ start: t, end: t + 0.3 }));
+  const local = { frames: { chunks: [], frameSeconds: 0.017, firstFrameSeconds: 0 }, duration: 28.5, speech: regions };
+  const voiceAt = (out: { speakers: string[] }) => out.speakers;
+  // The laugh holds one of the two places: both people are one voice.
+  const before = diarizeFromEmbeddings(regions, windows, embeddings, words, { numSpeakers: 2 }, [], local);
+  expect(voiceAt(before)[2]).toBe(voiceAt(before)[3]);
+  expect(voiceAt(before)[0]).not.toBe(voiceAt(before)[2]);
+  // Told the laugh's time is no one's speech, the two places go to the two people.
+  const after = diarizeFromEmbeddings(regions, windows, embeddings, words, { numSpeakers: 2, notSpeech: [[0, 5.25]] }, [], local);
+  expect(voiceAt(after)[2]).not.toBe(voiceAt(after)[3]);
+});
+
 test("givenCountOfPeople takes the first cut with that many people, and gives up past its limit", () => {
   // Cuts of a tree: k clusters; cluster 0 is an outlier at every cut, the rest are people.
   const labelsFor = (k: number) => Array.from({ length: 12 }, (_, i) => (i === 0 ? 0 : 1 + (i % (k - 1 || 1))));

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { turnsOfSpeakersWithWords } from "../../../../src/pipeline/transcribe/speaker-turns.ts";
+import { turnsOfSpeakersWithWords, wordlessVoiceTime } from "../../../../src/pipeline/transcribe/speaker-turns.ts";
 
 const words = [
   { word: "Hi.", start: 1, end: 1.3, speaker: "Speaker 1" },
@@ -28,4 +28,19 @@ test("turns whose speakers all own words come back as they are, and none stay no
 test("without words the turns stay as the diarizer heard them", () => {
   const turns = [{ speaker: "Speaker 1", start: 0, end: 3 }];
   expect(turnsOfSpeakersWithWords(turns, [])).toBe(turns);
+});
+
+test("the time of the voices that own no words, as regions", () => {
+  const turns = [
+    { speaker: "Speaker 1", start: 0, end: 4 },
+    { speaker: "Speaker 3", start: 4.2, end: 5.1 },
+    { speaker: "Speaker 2", start: 5, end: 9 },
+    { speaker: "Speaker 3", start: 9.5, end: 10 },
+  ];
+  const words = [{ speaker: "Speaker 1" }, { speaker: "Speaker 2" }];
+  expect(wordlessVoiceTime(turns, words)).toEqual([
+    [4.2, 5.1],
+    [9.5, 10],
+  ]);
+  expect(wordlessVoiceTime(turns, [...words, { speaker: "Speaker 3" }])).toEqual([]);
 });
