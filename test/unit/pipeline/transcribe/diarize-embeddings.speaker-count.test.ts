@@ -145,10 +145,12 @@ test("a given count is kept even where a voice has a single window", () => {
   expect(count(clusterEmbeddings(embeddings, { numSpeakers: 2 }))).toBe(2);
 });
 
-test("a given count is of people: a window of noise does not take a place, a quiet voice the segmentation model hears does", () => {
-  // Two people whose voices are closer to each other than to a single odd window before the talk
-  // (meeting_trn04: noise at 6 s, then two men): cut at two, the tree gives {noise} and {both men}.
-  const r = rng(11);
+/**
+ * Two people whose voices are closer to each other than to an odd voice heard `oddWindows` times before
+ * them: embeddings of the odd voice's windows, then 15 of each person's, 0.75 s apart.
+ */
+function twoCloseVoicesAfterAnOdd(seed: number, oddWindows: number) {
+  const r = rng(seed);
   const unit = () => {
     const v = Array.from({ length: DIM }, () => r() - 0.5);
     const n = Math.hypot(...v);
@@ -162,8 +164,15 @@ test("a given count is of people: a window of noise does not take a place, a qui
     const noise = unit();
     return dir.map((x, d) => x + 0.3 * noise[d]!);
   };
-  const embeddings = [near(odd), ...Array.from({ length: 15 }, () => near(a)), ...Array.from({ length: 15 }, () => near(b))];
+  const embeddings = [...Array.from({ length: oddWindows }, () => near(odd)), ...Array.from({ length: 15 }, () => near(a)), ...Array.from({ length: 15 }, () => near(b))];
   const windows: Window[] = embeddings.map((_, i) => ({ start: i * 0.75, end: i * 0.75 + 1.5 }));
+  return { embeddings, windows };
+}
+
+test("a given count is of people: a window of noise does not take a place, a quiet voice the segmentation model hears does", () => {
+  // Two people whose voices are closer to each other than to a single odd window before the talk
+  // (meeting_trn04: noise at 6 s, then two men): cut at two, the tree gives {noise} and {both men}.
+  const { embeddings, windows } = twoCloseVoicesAfterAnOdd(11, 1);
   const noiseOnly = { windows, regions: [[1.5, 100]] as Array<[number, number]> };
   const labels = clusterEmbeddings(embeddings, { numSpeakers: 2 }, [], noiseOnly);
   expect(count(labels)).toBe(2);
@@ -181,22 +190,7 @@ test("a given count is of people: a window of noise does not take a place, a qui
 
 test("under a given count, time that is no one's speech (a laugh that took a place) gives the place to a person", () => {
   // Two similar voices, and before them 6 windows of a laugh the segmentation model calls speech.
-  const r = rng(5);
-  const unit = () => {
-    const v = Array.from({ length: DIM }, () => r() - 0.5);
-    const n = Math.hypot(...v);
-    return v.map((x) => x / n);
-  };
-  const shared = unit();
-  const a = unit().map((x, d) => x + 1.2 * shared[d]!);
-  const b = unit().map((x, d) => x + 1.2 * shared[d]!);
-  const laugh = unit();
-  const near = (dir: number[]) => {
-    const noise = unit();
-    return dir.map((x, d) => x + 0.3 * noise[d]!);
-  };
-  const embeddings = [...Array.from({ length: 6 }, () => near(laugh)), ...Array.from({ length: 15 }, () => near(a)), ...Array.from({ length: 15 }, () => near(b))];
-  const windows: Window[] = embeddings.map((_, i) => ({ start: i * 0.75, end: i * 0.75 + 1.5 }));
+  const { embeddings, windows } = twoCloseVoicesAfterAnOdd(5, 6);
   const regions: Array<[number, number]> = [[0, 28.5]];
   const words = [2, 8, 14, 20, 25].map((t) => ({ start: t, end: t + 0.3 }));
   const local = { frames: { chunks: [], frameSeconds: 0.017, firstFrameSeconds: 0 }, duration: 28.5, speech: regions };
