@@ -11,6 +11,7 @@ import { newId, sha256Hex } from "../ids.ts";
 import { log } from "../log.ts";
 import { correctLiveJob, correctSandboxOutput } from "../pipeline/correct-output.ts";
 import type { CorrectionRequest } from "../pipeline/corrections.ts";
+import { SpeakerEditError } from "../pipeline/speaker-corrections.ts";
 import { clipCaptionStyle, jobOutputDir, jobWorkDir, outputFiles, parseFileRef, type StoredOutput } from "../pipeline/output.ts";
 import { publishOutputs } from "../pipeline/shared-checkpoint.ts";
 import { jobOutputKey, jobResumePrefix, type ObjectStore } from "../storage/index.ts";
@@ -68,7 +69,7 @@ export class TranscriptCorrections {
   }
 
   async apply(scope: Scope, jobId: string, req: CorrectionRequest & { add_to_vocabulary?: boolean }, idempotencyKey?: string): Promise<{ job: JobRow; summary: CorrectionSummary; replayed: boolean }> {
-    const requestHash = sha256Hex(JSON.stringify(["correction", jobId, req.replace ?? null, req.words ?? null, req.add_to_vocabulary ?? false]));
+    const requestHash = sha256Hex(JSON.stringify(["correction", jobId, req.replace ?? null, req.words ?? null, req.add_to_vocabulary ?? false, ...(req.speakers ? [req.speakers] : [])]));
     const result = tx(this.db, () => {
       const job = getJob(this.db, scope, jobId);
       if (!job) throw new ApiError("not_found", `No job ${jobId}.`, "id");
@@ -92,7 +93,14 @@ export class TranscriptCorrections {
       const id = newId("cor");
       const now = this.clock.now();
       const sandbox = job.env === "test";
-      const outcome = sandbox ? correctSandboxOutput(output, req) : correctLiveJob(this.dataDir, job, output, req, id.slice(-8));
+      let outcome: ReturnType<typeof correctLiveJob>;
+      try {
+        outcome = sandbox ? correctSandboxOutput(output, req) : correctLiveJob(this.dataDir, job, output, req, id.slice(-8));
+      } catch (err) {
+        // Found before anything was written: the job stays as it was.
+        if (err instanceof SpeakerEditError) throw new ApiError("invalid_body", err.message, err.param);
+        throw err;
+      }
       if (!outcome) throw new ApiError("rerender_unavailable", `Job ${jobId} no longer has its source and transcript checkpoint; its transcript cannot be corrected.`, "id");
       for (const clipId of outcome.captionsChanged) {
         const clip = output.clips.find((c) => c.id === clipId)!;

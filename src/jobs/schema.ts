@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CAPTION_STYLES } from "../pipeline/render/captions.ts";
 import { FORMATS, type ClipFormat } from "../pipeline/render/graph.ts";
-import { SpeakersOptionSchema } from "../pipeline/transcribe/cast.ts";
+import { MAX_SPEAKER_NAME_LENGTH, SpeakerNameSchema, SpeakersOptionSchema } from "../pipeline/transcribe/cast.ts";
 import { SOURCE_TYPES } from "./source-url.ts";
 import { VocabularySchema } from "./vocabulary-schema.ts";
 import { LANGUAGE_OPTIONS } from "../pipeline/language/languages.ts";
@@ -93,6 +93,8 @@ export const ClipRenderCreateSchema = z
 
 /** Most entries in one transcript correction, of each kind. */
 export const MAX_CORRECTIONS = 100;
+/** Speaker edits in one correction: more than a cast has voices, with room for a rename after each merge. */
+export const MAX_SPEAKER_EDITS = 20;
 
 /** POST /v1/jobs/{id}/transcript/corrections (extension): whole-word swaps and/or what was said between two times. */
 export const TranscriptCorrectionSchema = z
@@ -123,10 +125,25 @@ export const TranscriptCorrectionSchema = z
       .min(1)
       .max(MAX_CORRECTIONS)
       .optional(),
+    speakers: z
+      .array(
+        z
+          .object({
+            speaker: z.string().trim().min(1).max(MAX_SPEAKER_NAME_LENGTH).describe("A voice as the transcript shows it: its name or its label (`Speaker 3`), case-insensitively"),
+            name: SpeakerNameSchema.optional().describe("What the voice is called from now on (used trimmed)"),
+            same_as: z.string().trim().min(1).max(MAX_SPEAKER_NAME_LENGTH).optional().describe("Another voice (name or label) that is the same person: this voice's words and time become that one's"),
+          })
+          .strict()
+          .refine((e) => (e.name === undefined) !== (e.same_as === undefined), { message: "give name or same_as (one of the two)", path: ["name"] }),
+      )
+      .min(1)
+      .max(MAX_SPEAKER_EDITS)
+      .optional()
+      .describe("Who said what, applied after replace and words, in order: name a voice, or say it is the same person as another"),
     add_to_vocabulary: z.boolean().optional().describe("Add each replacement (`replace[].with`) the organisation's vocabulary (GET/PUT /v1/vocabulary) lacks to it, so later jobs hear it"),
   })
   .strict()
-  .refine((b) => b.replace !== undefined || b.words !== undefined, { message: "name replace, words or both", path: ["replace"] });
+  .refine((b) => b.replace !== undefined || b.words !== undefined || b.speakers !== undefined, { message: "name replace, words, speakers or more than one", path: ["replace"] });
 
 export const TranscriptCorrectionResultSchema = z.object({
   id: z.string().describe("cor_ prefix"),

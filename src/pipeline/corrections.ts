@@ -9,6 +9,7 @@
 import { joinWords } from "./highlights/sentences.ts";
 import { hashtag } from "./highlights/posting-copy.ts";
 import type { Segment, Word } from "./types.ts";
+import type { SpeakerEdit } from "./speaker-corrections.ts";
 
 export interface ReplaceRule {
   find: string;
@@ -24,6 +25,8 @@ export interface WordsEdit {
 export interface CorrectionRequest {
   replace?: ReplaceRule[];
   words?: WordsEdit[];
+  /** Who said what (speaker-corrections.ts), applied after the words. */
+  speakers?: SpeakerEdit[];
 }
 
 export interface CorrectedWords {

@@ -85,6 +85,18 @@ test("bad bodies get the error envelope naming the field; a job not complete is 
     [{ words: [{ start_time: 1, end_time: 4 }] }, "words.0.text"],
     [{ replace: [{ find: "a", with: "b" }], add_to_vocabulary: "yes" }, "add_to_vocabulary"],
     [{ replace: Array.from({ length: 101 }, () => ({ find: "a", with: "b" })) }, "replace"],
+    [{ speakers: [] }, "speakers"],
+    [{ speakers: [{ speaker: "Speaker 1" }] }, "speakers.0.name"],
+    [{ speakers: [{ speaker: "Speaker 1", name: "Ann", same_as: "Speaker 2" }] }, "speakers.0.name"],
+    [{ speakers: [{ speaker: "Speaker 1", name: "<b>Ann</b>" }] }, "speakers.0.name"],
+    [{ speakers: [{ speaker: "Speaker 1", name: "   " }] }, "speakers.0.name"],
+    [{ speakers: [{ speaker: "", name: "Ann" }] }, "speakers.0.speaker"],
+    [{ speakers: [{ speaker: "Speaker 1", name: "Ann", role: "host" }] }, "speakers.0.role"],
+    // Valid in shape, refused on the transcript: no such voice, a voice as itself, a name another voice has.
+    [{ speakers: [{ speaker: "Speaker 7", name: "Ann" }] }, "speakers.0.speaker"],
+    [{ speakers: [{ speaker: "Speaker 1", name: "Ann" }, { speaker: "Speaker 2", same_as: "Bob" }] }, "speakers.1.same_as"],
+    [{ speakers: [{ speaker: "Speaker 2", same_as: "speaker 2" }] }, "speakers.0.same_as"],
+    [{ speakers: [{ speaker: "Speaker 1", name: "Ann" }, { speaker: "Speaker 2", name: "ann" }] }, "speakers.1.name"],
   ];
   for (const [body, param] of cases) {
     const res = await correct(key, job.id, body);
@@ -97,6 +109,37 @@ test("bad bodies get the error envelope naming the field; a job not complete is 
   expect(notDone.status).toBe(409);
   expect(notDone.json.error).toMatchObject({ code: "job_not_complete", param: "id" });
   expect((await app.api("GET", `/v1/jobs/${job.id}`, { key })).json).toEqual(job);
+});
+
+test("speakers: a voice is named, two voices become one person; the transcript shows it, speaker_names says why; nothing is billed", async () => {
+  const key = app.key("corrections-speakers");
+  const job = await finished(key);
+  const wallet = (await app.api("GET", "/v1/wallet", { key })).json;
+  expect(new Set(job.output.transcript.map((s: any) => s.speaker))).toEqual(new Set(["Speaker 1", "Speaker 2"]));
+  const named = await correct(key, job.id, { speakers: [{ speaker: "speaker 1", name: "Nora Vance" }, { speaker: "Speaker 2", name: "Theo" }, { speaker: "theo", name: "Theo Marsh" }] });
+  expect(named.status).toBe(202);
+  expect(named.json).toMatchObject({ object: "transcript_correction", changes: 3, clips_rerendered: [], trailer_rerendered: false });
+  const after = (await app.api("GET", `/v1/jobs/${job.id}`, { key })).json;
+  expect(after.output.transcript.map((s: any) => s.speaker)).toEqual(job.output.transcript.map((s: any) => (s.speaker === "Speaker 1" ? "Nora Vance" : "Theo Marsh")));
+  expect(after.output.speaker_names).toEqual([
+    { speaker: "Speaker 1", name: "Nora Vance", evidence: ["named by the producer (transcript correction)"] },
+    { speaker: "Speaker 2", name: "Theo Marsh", evidence: ["named by the producer (transcript correction)"] },
+  ]);
+  // The text is what was said, as before.
+  expect(after.output.transcript.map((s: any) => s.text)).toEqual(job.output.transcript.map((s: any) => s.text));
+  // Theo is said to be Nora: one person, who keeps her name; Theo's name goes with his voice.
+  const merged = await correct(key, job.id, { speakers: [{ speaker: "Theo Marsh", same_as: "nora vance" }] });
+  expect(merged.json.changes).toBe(1);
+  const one = (await app.api("GET", `/v1/jobs/${job.id}`, { key })).json;
+  expect(new Set(one.output.transcript.map((s: any) => s.speaker))).toEqual(new Set(["Nora Vance"]));
+  expect(one.output.speaker_names).toEqual([{ speaker: "Speaker 1", name: "Nora Vance", evidence: ["named by the producer (transcript correction)"] }]);
+  // A refused edit changes nothing, though the ones before it in the list could apply.
+  const refused = await correct(key, job.id, { speakers: [{ speaker: "Nora Vance", name: "Nora" }, { speaker: "Theo Marsh", name: "Theo" }] });
+  expect(refused.json.error).toMatchObject({ code: "invalid_body", param: "speakers.1.speaker" });
+  // The voices it names are the transcript's as the edits before left it.
+  expect(refused.json.error.message).toBe('No speaker "Theo Marsh" in this transcript; it has "Nora".');
+  expect((await app.api("GET", `/v1/jobs/${job.id}`, { key })).json).toEqual(one);
+  expect((await app.api("GET", "/v1/wallet", { key })).json).toEqual(wallet);
 });
 
 test("another organisation's job and the other world's key are not found; a key is required", async () => {
@@ -139,5 +182,6 @@ test("the OpenAPI document describes the corrections endpoint", async () => {
   const doc = (await app.api("GET", "/v1/openapi.json")).json;
   const op = doc.paths["/v1/jobs/{id}/transcript/corrections"].post;
   expect(op.responses["202"]).toBeDefined();
-  expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties)).toEqual(["replace", "words", "add_to_vocabulary"]);
+  expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties)).toEqual(["replace", "words", "speakers", "add_to_vocabulary"]);
+  expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties.speakers.items.properties)).toEqual(["speaker", "name", "same_as"]);
 });

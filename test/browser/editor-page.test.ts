@@ -259,7 +259,7 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   await page.close();
 }, 600_000);
 
-test("without JavaScript, a sandbox job's page finds and replaces across the episode and deletes a clip with plain forms", async () => {
+test("without JavaScript, a sandbox job's page finds and replaces across the episode, deletes a clip and names and merges speakers with plain forms", async () => {
   app ??= await startAppliance({ env: TENTH });
   const key = app.key("editor-nojs");
   const submitted = (await app.api("POST", "/v1/jobs", { key, body: VIDEO_BODY })).json;
@@ -289,6 +289,24 @@ test("without JavaScript, a sandbox job's page finds and replaces across the epi
   await card(page, 2).getByRole("button", { name: "Delete clip 2" }).click();
   expect(await notice(page)).toContain("Clip deleted");
   expect((await jobOf(key, done.id)).output.clips.map((c: { id: string }) => c.id)).toEqual([done.output.clips[0].id, ...done.output.clips.slice(2).map((c: { id: string }) => c.id)]);
+  // Speakers: a voice named, a name another voice has refused, then the two voices said to be one person.
+  const voice = (name: string) => page.locator("#speakers li", { has: page.locator("strong", { hasText: new RegExp(`^${name}$`) }) });
+  await page.getByLabel("Name for Speaker 1").fill("Nora Vance");
+  await voice("Speaker 1").getByRole("button", { name: "Save name" }).click();
+  expect(await notice(page)).toContain("Speakers saved");
+  const named = (await jobOf(key, done.id)).output;
+  expect(new Set(named.transcript.map((t: { speaker: string }) => t.speaker))).toEqual(new Set(["Nora Vance", "Speaker 2"]));
+  expect(await page.getByLabel("Name for Nora Vance").inputValue()).toBe("Nora Vance");
+  await page.getByLabel("Name for Speaker 2").fill("nora vance");
+  await voice("Speaker 2").getByRole("button", { name: "Save name" }).click();
+  expect(await notice(page)).toContain("Speaker change refused");
+  expect((await jobOf(key, done.id)).output).toEqual(named);
+  await page.screenshot({ path: join(SCREENSHOTS, "editor-sandbox-speakers-390.png"), fullPage: true });
+  await page.getByLabel("Speaker 2 is the same person as").selectOption("Nora Vance");
+  await voice("Speaker 2").getByRole("button", { name: "Merge" }).click();
+  expect(await notice(page)).toContain("Speakers saved");
+  expect(new Set((await jobOf(key, done.id)).output.transcript.map((t: { speaker: string }) => t.speaker))).toEqual(new Set(["Nora Vance"]));
+  expect(await page.locator("#speakers li").count()).toBe(1);
   await page.screenshot({ path: join(SCREENSHOTS, "editor-sandbox-nojs-390.png"), fullPage: true });
   await context.close();
 }, 120_000);

@@ -126,8 +126,32 @@ testShared("a clip of one's own renders, a correction reaches a re-rendered clip
   expect(parsed.fcpxml![0]!.clips[0]!.markers).toHaveLength(done.output.clips.length);
   expect(parsed.xmeml![0]!.clips[0]!.media).toBe("two_speakers_call.wav");
 
-  // 4. Deleting the clip of one's own removes it and its files.
-  const files = [...Object.values(mine.rendered_urls), mine.captions_srt_url].map((u) => join(app.dataDir, "jobs", id, "out", (u as string).split("/").pop()!));
+  // 3b. A speaker correction: the first voice gets a name the conversation did not give. The
+  // transcript, its exports and the notes' speakers list show it at once; the audiogram clips where
+  // that voice talks (their cards name it) are rendered again.
+  const voice = done.output.transcript[0].speaker;
+  const renamed = await call("POST", `/v1/jobs/${id}/transcript/corrections`, { key, body: { speakers: [{ speaker: voice, name: "Ada Lovelace" }] } });
+  expect(renamed.status).toBe(202);
+  expect(renamed.json.changes).toBe(1);
+  const voiceTalks = done.output.clips.filter((c: any) => done.output.transcript.some((s: any) => s.speaker === voice && s.start < c.end_time && c.start_time < s.end));
+  // (The card follows the diarizer's turns, which run a little past the words: at least these.)
+  expect(voiceTalks.length).toBeGreaterThan(0);
+  expect(renamed.json.clips_rerendered).toEqual(expect.arrayContaining(voiceTalks.map((c: any) => c.id)));
+  const named = await jobNow(key, id);
+  expect(named.output.transcript.map((s: any) => s.speaker)).toEqual(done.output.transcript.map((s: any) => (s.speaker === voice ? "Ada Lovelace" : s.speaker)));
+  expect(named.output.speaker_names).toContainEqual(expect.objectContaining({ name: "Ada Lovelace", evidence: ["named by the producer (transcript correction)"] }));
+  expect(await (await fetch(named.output.transcript_txt_url)).text()).toContain("Ada Lovelace: ");
+  expect(named.output.show_notes).toMatch(/^- Ada Lovelace \(Speaker \d+\): /m);
+  const renderedAgain = await eventually(
+    () => jobNow(key, id),
+    (j) => renamed.json.clips_rerendered.every((cid: string) => ["complete", "failed"].includes(j.output.clips.find((c: any) => c.id === cid).render.status)),
+    { timeoutMs: 300_000, what: "the renamed voice's clips' renders" },
+  );
+  for (const cid of renamed.json.clips_rerendered) expect(renderedAgain.output.clips.find((c: any) => c.id === cid).render).toMatchObject({ status: "complete", error: null });
+
+  // 4. Deleting the clip of one's own removes it and its files (as the renders left them).
+  const mineNow = renderedAgain.output.clips.find((c: any) => c.id === mine.id);
+  const files = [...Object.values(mineNow.rendered_urls), mineNow.captions_srt_url].map((u) => join(app.dataDir, "jobs", id, "out", (u as string).split("/").pop()!));
   expect(files.every((f) => existsSync(f))).toBe(true);
   expect((await call("DELETE", `/v1/jobs/${id}/clips/${mine.id}`, { key })).json).toEqual({ id: mine.id, object: "clip", deleted: true });
   expect(files.some((f) => existsSync(f))).toBe(false);

@@ -327,7 +327,6 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
   const text = notesText(transcript.language);
   if (a.sentences.length === 0) return `# ${opts.title ?? text.episode}\n\n${text.noSpeech}\n`;
   const topics = episodeTopics(transcript, a, 3, opts.topicCentrality);
-  const stats = speakerStats(transcript);
   // Titles and summary handed in (the language-model editor's, a caller's) are plain text in the Markdown.
   const title = opts.title !== undefined ? plainText(opts.title) || episodeTitle(transcript, a, topics) : episodeTitle(transcript, a, topics);
 
@@ -365,13 +364,86 @@ export function buildShowNotes(transcript: Transcript, clips: ClipPlan[], opts: 
     out.push("");
   }
 
-  const total = stats.reduce((x, s) => x + s.seconds, 0) || 1;
-  out.push(`## ${text.headings.speakers}`, "");
-  for (const s of stats) {
-    const named = transcript.speakerNames?.[s.label];
-    const label = named ? `${named} (${text.speaker(s.label)})` : text.speaker(s.label);
-    out.push(`- ${label}: ${text.speakingTime(s.seconds / total, s.turns)}`);
-  }
-  out.push("");
+  out.push(`## ${text.headings.speakers}`, "", ...speakerLines(transcript, text), "");
   return out.join("\n");
+}
+
+/** The notes' speakers list: each voice by name (and label) with its share of the speaking time. */
+function speakerLines(t: Transcript, text: NotesText): string[] {
+  const stats = speakerStats(t);
+  const total = stats.reduce((x, s) => x + s.seconds, 0) || 1;
+  return stats.map((s) => {
+    const named = t.speakerNames?.[s.label];
+    const label = named ? `${named} (${text.speaker(s.label)})` : text.speaker(s.label);
+    return `- ${label}: ${text.speakingTime(s.seconds / total, s.turns)}`;
+  });
+}
+
+/**
+ * Show notes written for `before` made true of `after`, a transcript whose speakers a producer
+ * corrected (renamed, or one merged into another: `survivor` says whose words a label's are now),
+ * without analysing the episode again: the speakers list is written anew, each quote's attribution
+ * and the summary's named quotes take the voice's new name, the opening's "who talks" and a title's
+ * "with Ana and Theo" are written for the new cast where the notes hold the old one. What the notes
+ * say otherwise (a title or summary an editor wrote) is left as it is.
+ */
+export function notesForSpeakers(notes: string, before: Transcript, after: Transcript, survivor: (label: string) => string): string {
+  const text = notesText(after.language);
+  const labels = new Set([...before.segments.map((s) => s.speaker), ...Object.keys(before.speakerNames ?? {})]);
+  const shown = new Map([...labels].map((l) => [speakerName(before, l, text), speakerName(after, survivor(l), text)]));
+  const named = new Map([...labels].filter((l) => before.speakerNames?.[l] !== undefined).map((l) => [before.speakerNames![l]!, after.speakerNames?.[survivor(l)]]));
+  const lines = notes.split("\n");
+  const out: string[] = [];
+  const speakersHeading = `## ${text.headings.speakers}`;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === speakersHeading) {
+      out.push(line, "", ...speakerLines(after, text), "");
+      // Past the old list, to the next section (or the end).
+      let j = i + 1;
+      while (j < lines.length && !lines[j]!.startsWith("## ")) j++;
+      i = j - 1;
+      continue;
+    }
+    const quote = /^> — (.+), (\d+(?::\d{2}){1,2})$/.exec(line);
+    if (quote && shown.has(quote[1]!)) {
+      out.push(`> — ${shown.get(quote[1]!)}, ${quote[2]}`);
+      continue;
+    }
+    out.push(line);
+  }
+  // The summary is the first paragraph after the title.
+  const at = out.findIndex((l, k) => k > 0 && l.trim() !== "");
+  if (at > 0 && !out[at]!.startsWith("#")) {
+    let summary = out[at]!;
+    for (const [from, to] of named) if (from !== to) summary = summary.split(`${from}: “`).join(to ? `${to}: “` : "“");
+    // A topic in the template too, so that the verb after "who" is part of what differs ("talk about").
+    const sentence = (t: Transcript) => text.opening({ minutes: 1, show: undefined, who: whoSpeaks(t), topics: ["\u0001"] }) ?? "";
+    const [from, to] = changedMiddle(sentence(before), sentence(after));
+    if (from && summary.includes(from)) summary = summary.replace(from, to);
+    out[at] = summary;
+  }
+  const title = /^# (.+)$/.exec(out[0] ?? "");
+  if (title) {
+    const withNames = (t: Transcript) => {
+      const names = speakerStats(t).map((s) => t.speakerNames?.[s.label]).filter((x): x is string => !!x);
+      return names.length >= 1 && names.length <= 2 ? text.titleWith("\u0000", names).split("\u0000")[1]! : "";
+    };
+    const [old, now] = [withNames(before), withNames(after)];
+    if (old !== now && old && title[1]!.endsWith(old)) out[0] = `# ${title[1]!.slice(0, -old.length)}${now}`;
+  }
+  return out.join("\n");
+}
+
+/** The part two strings differ in (their common start and end taken off), e.g. the "who talks" of two openings. */
+function changedMiddle(a: string, b: string): [string, string] {
+  if (a === b) return ["", ""];
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  // Whole words: back to the space before.
+  while (start > 0 && a[start - 1] !== " ") start--;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
+  while (end > 0 && a[a.length - end] !== " ") end--;
+  return [a.slice(start, a.length - end), b.slice(start, b.length - end)];
 }

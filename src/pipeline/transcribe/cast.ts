@@ -10,7 +10,7 @@ export const MAX_SPEAKERS = 10;
 export const MAX_SPEAKER_NAME_LENGTH = 60;
 
 // Not trimmed by the schema, so the job echoes its options exactly as sent; castOf trims.
-const SpeakerNameSchema = z
+export const SpeakerNameSchema = z
   .string()
   .max(MAX_SPEAKER_NAME_LENGTH)
   .refine((n) => n.trim().length > 0, { message: "must not be blank" })

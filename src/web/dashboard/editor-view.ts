@@ -154,6 +154,35 @@ function newClipForm(f: Frame, jobId: string, words: Word[], e: Edges): string {
 <button type="submit">Make clip</button></form></section>`;
 }
 
+/**
+ * The voices the transcript shows, each with a form to name it and, beside another voice, one to say
+ * they are the same person: the speaker corrections of the API.
+ */
+function speakersCard(f: Frame, job: Job): string {
+  const segments = job.output?.transcript ?? [];
+  const seconds = new Map<string, number>();
+  for (const s of segments) seconds.set(s.speaker, (seconds.get(s.speaker) ?? 0) + Math.max(0, s.end - s.start));
+  const voices = [...seconds.keys()];
+  if (!voices.length) return "";
+  const total = [...seconds.values()].reduce((a, b) => a + b, 0) || 1;
+  const named = new Set((job.output?.speaker_names ?? []).map((n) => n.name));
+  const action = `/dashboard/jobs/${esc(job.id)}/corrections`;
+  const rows = voices
+    .map((v) => {
+      const others = voices.filter((o) => o !== v).map((o) => `<option value="${esc(o)}">${esc(o)}</option>`).join("");
+      const merge = others
+        ? `<form method="post" action="${action}" class="row">${csrfField(f.csrf)}<input type="hidden" name="speaker" value="${esc(v)}"><label>Same person as <select name="same_as" aria-label="${esc(v)} is the same person as">${others}</select></label><button type="submit">Merge</button></form>`
+        : "";
+      return `<li><strong>${esc(v)}</strong> <span class="muted">${Math.round((100 * seconds.get(v)!) / total)}% of the talk</span>
+<form method="post" action="${action}" class="row">${csrfField(f.csrf)}<input type="hidden" name="speaker" value="${esc(v)}"><label>Name <input name="name" required maxlength="60" value="${named.has(v) ? esc(v) : ""}" aria-label="Name for ${esc(v)}"></label><button type="submit">Save name</button></form>
+${merge}</li>`;
+    })
+    .join("");
+  return `<section class="card" id="speakers" aria-labelledby="sp-h"><h2 id="sp-h">Speakers</h2>
+<p class="muted">Name a voice, or say that two voices are one person the speaker models split in two: the transcript, captions, audiogram cards, show notes, share page and exports follow. Audiogram clips where the voice talks are rendered again (never billed).</p>
+<ul class="voices">${rows}</ul></section>`;
+}
+
 /** The editor section of a complete job's page. `words` is undefined where the job has none (sandbox, or a checkpoint that is gone). */
 export function editorSection(f: Frame, job: Job, words: Word[] | undefined): string {
   if (!job.output) return "";
@@ -169,6 +198,7 @@ export function editorSection(f: Frame, job: Job, words: Word[] | undefined): st
   const cards = job.output.clips.map((c) => clipCard(f, job.id, c, words, e)).join("");
   return `${EDITOR_STYLE}<section id="editor" data-job="${esc(job.id)}" aria-labelledby="editor-h"><h2 id="editor-h">Editor</h2>${note}
 ${replace}
+${speakersCard(f, job)}
 <div class="clip-cards">${cards}</div>
 ${words && e ? newClipForm(f, job.id, words, e) : ""}
 </section><script src="/dashboard/editor.js" defer></script>`;
@@ -189,6 +219,7 @@ details.edit{margin-top:4px}details.edit form{display:grid;gap:6px;margin:6px 0}
 details summary{cursor:pointer;color:var(--accent)}
 textarea{font:inherit;width:100%;padding:6px 8px;border-radius:8px;border:1px solid #8886;background:var(--card);color:var(--fg)}
 button.danger{background:#b3261e}details.danger{margin-top:10px}details.danger summary{color:#b3261e}
+ul.voices{list-style:none;padding-left:0;margin:8px 0}ul.voices li{padding:8px 0;border-bottom:1px solid #8882}ul.voices form{margin:6px 0}
 ol.transcript{max-height:420px;overflow:auto;border:1px solid #8883;border-radius:8px;padding:4px 10px}
 #editor :focus-visible,#clips :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 #editor select{max-width:100%}

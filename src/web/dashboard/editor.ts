@@ -21,6 +21,8 @@ export const EDITOR_FLASH: Record<string, Flash> = {
   corrected: { notice: "Correction saved. Clips whose captions changed are being rendered again." },
   correction_none: { notice: "Nothing to change: no words matched, or they already read that way." },
   correction_invalid: { error: "Correction refused: give the words to find and what to put instead (a letter or digit, at most 200 characters), or a line's new text." },
+  speakers_corrected: { notice: "Speakers saved. Audiogram clips where the voice talks are being rendered again." },
+  speaker_invalid: { error: "Speaker change refused: a name of at most 60 characters without <, >, { or }, not one another voice already has (to say two voices are one person, use “Same person as”)." },
   clip_added: { notice: "Clip added: it is being rendered." },
   clip_exists: { notice: "You already made this clip; nothing new was added." },
   clip_invalid: { error: "Clip refused: choose a last sentence after the first, with a finished sentence between them, and a title of at most 70 characters." },
@@ -74,19 +76,23 @@ export function registerEditorDashboard(app: Elysia, ctx: AppContext): void {
     const row = ownJob(s.orgId, params.id!);
     if (!row) return redirect("/dashboard/jobs");
     const find = form.get("find");
+    const speaker = form.get("speaker");
+    const sameAs = form.get("same_as");
     const body: Record<string, unknown> =
-      find !== null
-        ? { replace: [{ find, with: form.get("with") ?? "" }], ...(form.get("add_to_vocabulary") ? { add_to_vocabulary: true } : {}) }
-        : { words: [{ start_time: Number(form.get("start_time")), end_time: Number(form.get("end_time")), text: form.get("text") ?? "" }] };
+      speaker !== null
+        ? { speakers: [sameAs !== null ? { speaker, same_as: sameAs } : { speaker, name: form.get("name") ?? "" }] }
+        : find !== null
+          ? { replace: [{ find, with: form.get("with") ?? "" }], ...(form.get("add_to_vocabulary") ? { add_to_vocabulary: true } : {}) }
+          : { words: [{ start_time: Number(form.get("start_time")), end_time: Number(form.get("end_time")), text: form.get("text") ?? "" }] };
     try {
       const req = parseOrThrow(TranscriptCorrectionSchema, body, () => "invalid_body");
       ctx.disk.require();
       await ctx.corrections.prepare(scopeOf(row), row.id);
       const { summary } = await ctx.corrections.apply(scopeOf(row), row.id, req);
-      return back(row.id, summary.changes > 0 ? "corrected" : "correction_none");
+      return back(row.id, summary.changes === 0 ? "correction_none" : speaker !== null ? "speakers_corrected" : "corrected");
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      return back(row.id, flashFor(err, "correction_invalid"));
+      return back(row.id, flashFor(err, speaker !== null ? "speaker_invalid" : "correction_invalid"));
     }
   });
 

@@ -95,3 +95,59 @@ test("a clip whose pending render moves it onto the corrected words is re-render
   b.output.clips[1]!.render = { id: "rnd_y", status: "failed", caption_style: "bold", start_time: 9, end_time: 26.4, formats: ["x"], requested_at: now, completed_at: now, error: "x" };
   expect(correctLiveJob(dataDir, b.job, b.output, { replace: [{ find: "beehides", with: "beehives" }] }, "t1")!.captionsChanged).toEqual(["clip_1"]);
 });
+
+/** Three voices over the 40 sentences: Speaker 1 says 1-20, Ana (Speaker 2) 21-30, Speaker 3 31-40 (really Ana). */
+function setUpVoices(id: string, hasVideo: boolean) {
+  const voice = (n: number) => (n < 20 ? "Speaker 1" : n < 30 ? "Speaker 2" : "Speaker 3");
+  const spoken = words.map((w) => ({ ...w, speaker: voice(Math.floor(w.start / 3)) }));
+  const a = setUp(id, false);
+  const cpPath = join(jobWorkDir(dataDir, id), "checkpoint.json");
+  const cp = JSON.parse(readFileSync(cpPath, "utf8"));
+  const turns = [
+    { speaker: "Speaker 1", start: 0, end: 59.4 },
+    { speaker: "Speaker 2", start: 60, end: 89.4 },
+    { speaker: "Speaker 3", start: 90, end: 119.4 },
+  ];
+  cp.state.source.hasVideo = hasVideo;
+  cp.state.transcript = {
+    language: "en",
+    words: spoken,
+    segments: turns.map((t) => ({ ...t, text: "…" })),
+    speakerTurns: turns,
+    speakerNames: { "Speaker 2": "Ana" },
+    speakerNameEvidence: [{ speaker: "Speaker 2", name: "Ana", evidence: ["introduced"] }],
+  };
+  writeFileSync(cpPath, JSON.stringify(cp));
+  // Clip 1 is Speaker 1's (9-14.4 s), clip 2 Speaker 3's (90-100 s), clip 3 Ana's, credited to her (60-70 s).
+  const third = { ...a.output.clips[0]!, id: "clip_3", start_time: 60, end_time: 70, description: "Ana: Sentence 21 talks about honey." };
+  a.output.clips[1] = { ...a.output.clips[1]!, start_time: 90, end_time: 100 };
+  a.output.clips.push(third);
+  return a;
+}
+
+test("speakers: a merge re-renders the clips over the merged voice's turns and the transcript shows the person; on video a rename re-renders nothing", () => {
+  const { job, output } = setUpVoices("job_voices", true);
+  const merged = correctLiveJob(dataDir, job, output, { speakers: [{ speaker: "Speaker 3", same_as: "ana" }] }, "s1")!;
+  expect(merged).toEqual({ changes: 1, captionsChanged: ["clip_2"], trailerChanged: false });
+  expect(new Set(output.transcript.map((s) => s.speaker))).toEqual(new Set(["Speaker 1", "Ana"]));
+  const cp = JSON.parse(readFileSync(join(jobWorkDir(dataDir, "job_voices"), "checkpoint.json"), "utf8")).state as LiveState;
+  expect(cp.transcript!.words.some((w) => w.speaker === "Speaker 3")).toBe(false);
+  expect(cp.transcript!.speakerTurns).toEqual([
+    { speaker: "Speaker 1", start: 0, end: 59.4 },
+    { speaker: "Speaker 2", start: 60, end: 89.4 },
+    { speaker: "Speaker 2", start: 90, end: 119.4 },
+  ]);
+  const renamed = correctLiveJob(dataDir, job, output, { speakers: [{ speaker: "Ana", name: "Ana Reyes" }] }, "s2")!;
+  expect(renamed).toEqual({ changes: 1, captionsChanged: [], trailerChanged: false });
+  expect(output.clips.find((c) => c.id === "clip_3")!.description).toBe("Ana Reyes: Sentence 21 talks about honey.");
+  expect(output.speaker_names).toEqual([{ speaker: "Speaker 2", name: "Ana Reyes", evidence: ["named by the producer (transcript correction)"] }]);
+  expect(output.transcript.map((s) => s.speaker)).toContain("Ana Reyes");
+  expect(readFileSync(join(jobOutputDir(dataDir, "job_voices"), "transcript_s2.srt"), "utf8")).toContain("Ana Reyes:");
+  expect(JSON.parse(readFileSync(join(jobOutputDir(dataDir, "job_voices"), "transcript.json"), "utf8")).speaker_names[0].name).toBe("Ana Reyes");
+});
+
+test("speakers: on an audiogram (cards name the voice) a rename re-renders the clips where that voice talks", () => {
+  const { job, output } = setUpVoices("job_voices_audio", false);
+  expect(correctLiveJob(dataDir, job, output, { speakers: [{ speaker: "Speaker 1", name: "Nora" }] }, "s1")!.captionsChanged).toEqual(["clip_1"]);
+  expect(correctLiveJob(dataDir, job, output, { speakers: [{ speaker: "Speaker 3", same_as: "Ana" }] }, "s2")!.captionsChanged).toEqual(["clip_2"]);
+});

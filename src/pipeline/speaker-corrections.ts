@@ -1,0 +1,146 @@
+/**
+ * Speaker corrections: a producer's fixes to who said what, when the estimate was wrong. Two kinds,
+ * applied in order, each to the result of the ones before:
+ * - `name`: the voice is called so (a name the conversation did not give, or a wrong one);
+ * - `same_as`: the voice is the same person as another (the diarizer split one person in two, the
+ *   "Speaker 4 who does not exist"); its words, turns and time become the other's.
+ * A voice is referred to as the transcript shows it: its name, or its label ("Speaker 3"), either
+ * case-insensitively. Labels never change (a merged voice's label is gone, the others keep theirs), so
+ * what a producer wrote down about "Speaker 3" stays true.
+ */
+import type { Transcript } from "./types.ts";
+import { transcriptSegments } from "./transcribe/segments.ts";
+
+export interface SpeakerEdit {
+  speaker: string;
+  name?: string;
+  same_as?: string;
+}
+
+/** An edit that cannot apply (an unknown voice, a name another voice has): which field, and why. */
+export class SpeakerEditError extends Error {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SpeakerEditError";
+  }
+}
+
+export interface CorrectedSpeakers {
+  transcript: Transcript;
+  /** Edits that changed something (0: all of it was already so). */
+  changes: number;
+  /** Labels whose words moved to another voice (merged away), with the label they went to. */
+  merged: Map<string, string>;
+  /** Labels whose shown name changed (named, renamed, or taking a merged voice's name). */
+  renamed: Set<string>;
+}
+
+/** The evidence a producer's name carries in `speaker_names`. */
+export const PRODUCER_EVIDENCE = "named by the producer (transcript correction)";
+
+type Turn = { speaker: string; start: number; end: number };
+
+/** Every label the transcript knows, in order of first speech (turns first: a voice with no word may still have turns). */
+function labelsOf(t: Transcript): string[] {
+  const seen = new Set<string>();
+  for (const w of [...t.words].sort((a, b) => a.start - b.start)) seen.add(w.speaker);
+  for (const s of t.segments) seen.add(s.speaker);
+  return [...seen];
+}
+
+const fold = (s: string) => s.trim().toLocaleLowerCase();
+
+/** The label a reference names: a voice's shown name first, then its label. */
+function resolve(t: Transcript, labels: string[], ref: string, param: string): string {
+  const want = fold(ref);
+  const byName = labels.find((l) => t.speakerNames?.[l] !== undefined && fold(t.speakerNames[l]!) === want);
+  const byLabel = labels.find((l) => fold(l) === want);
+  const label = byName ?? byLabel;
+  if (!label) {
+    const shown = labels.map((l) => t.speakerNames?.[l] ?? l);
+    throw new SpeakerEditError(param, `No speaker "${ref.trim()}" in this transcript; it has ${shown.map((s) => `"${s}"`).join(", ") || "none"}.`);
+  }
+  return label;
+}
+
+/** One speaker's turns, merged where they touch or overlap (a merged voice's turns over the other's). */
+function joined(turns: Turn[]): Turn[] {
+  const bySpeaker = new Map<string, Turn[]>();
+  for (const t of turns) bySpeaker.set(t.speaker, [...(bySpeaker.get(t.speaker) ?? []), { ...t }]);
+  const out: Turn[] = [];
+  for (const list of bySpeaker.values()) {
+    list.sort((a, b) => a.start - b.start);
+    for (const t of list) {
+      const last = out.at(-1);
+      if (last && last.speaker === t.speaker && t.start <= last.end) last.end = Math.max(last.end, t.end);
+      else out.push(t);
+    }
+  }
+  return out.sort((a, b) => a.start - b.start || a.speaker.localeCompare(b.speaker));
+}
+
+function relabel<T extends { speaker: string }>(items: T[] | undefined, from: string, to: string): T[] | undefined {
+  return items?.map((x) => (x.speaker === from ? { ...x, speaker: to } : x));
+}
+
+/**
+ * Applies `edits` to a copy of the transcript: words, turns and activity relabelled, names and their
+ * evidence set, segments rebuilt from the words where any word changed voice. Throws
+ * SpeakerEditError (param `speakers.N.…`) for an edit that cannot apply; nothing is changed then.
+ */
+export function correctSpeakers(transcript: Transcript, edits: SpeakerEdit[]): CorrectedSpeakers {
+  let t: Transcript = { ...transcript, speakerNames: { ...(transcript.speakerNames ?? {}) }, speakerNameEvidence: [...(transcript.speakerNameEvidence ?? [])] };
+  const merged = new Map<string, string>();
+  const renamed = new Set<string>();
+  let changes = 0;
+  edits.forEach((edit, i) => {
+    const labels = labelsOf(t);
+    const label = resolve(t, labels, edit.speaker, `speakers.${i}.speaker`);
+    const names = t.speakerNames!;
+    const setName = (l: string, name: string | undefined, evidence: string[]) => {
+      if (name === undefined) delete names[l];
+      else names[l] = name;
+      t.speakerNameEvidence = [...t.speakerNameEvidence!.filter((e) => e.speaker !== l), ...(name === undefined ? [] : [{ speaker: l, name, evidence }])];
+      renamed.add(l);
+    };
+    if (edit.name !== undefined) {
+      const name = edit.name.trim();
+      if (names[label] === name) return;
+      const holder = labels.find((l) => l !== label && names[l] !== undefined && fold(names[l]!) === fold(name));
+      if (holder) throw new SpeakerEditError(`speakers.${i}.name`, `"${names[holder]}" is already the name of ${holder}; to say the two are one person, use same_as.`);
+      setName(label, name, [PRODUCER_EVIDENCE]);
+      changes++;
+      return;
+    }
+    const target = resolve(t, labels, edit.same_as!, `speakers.${i}.same_as`);
+    if (target === label) throw new SpeakerEditError(`speakers.${i}.same_as`, `"${edit.same_as!.trim()}" is ${edit.speaker.trim()} already.`);
+    // The person keeps the name the target has, else the one the merged voice had.
+    const evidence = t.speakerNameEvidence!;
+    if (names[target] === undefined && names[label] !== undefined) setName(target, names[label], evidence.find((e) => e.speaker === label)?.evidence ?? [PRODUCER_EVIDENCE]);
+    if (names[label] !== undefined) setName(label, undefined, []);
+    renamed.delete(label);
+    for (const [from, to] of merged) if (to === label) merged.set(from, target);
+    merged.set(label, target);
+    t = {
+      ...t,
+      words: relabel(t.words, label, target)!,
+      segments: relabel(t.segments, label, target)!,
+      speakerTurns: t.speakerTurns && joined(relabel(t.speakerTurns, label, target)!),
+      speakerActivity: t.speakerActivity && joined(relabel(t.speakerActivity, label, target)!),
+    };
+    changes++;
+  });
+  // Without word timings (a sandbox job's fixture turns) the segments, relabelled, are all there is.
+  if (merged.size && t.words.length) t = { ...t, segments: transcriptSegments(t.words, t.speakerActivity ?? t.speakerTurns) };
+  if (!Object.keys(t.speakerNames!).length) delete t.speakerNames;
+  if (!t.speakerNameEvidence!.length) delete t.speakerNameEvidence;
+  return { transcript: t, changes, merged, renamed };
+}
+
+/** The label whose words a label's now are: itself, or the voice it was merged into. */
+export function survivor(c: Pick<CorrectedSpeakers, "merged">, label: string): string {
+  return c.merged.get(label) ?? label;
+}
