@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CAPTION_STYLES } from "../pipeline/render/captions.ts";
 import { FORMATS, type ClipFormat } from "../pipeline/render/graph.ts";
-import { MAX_SPEAKER_NAME_LENGTH, SpeakerNameSchema, SpeakersOptionSchema } from "../pipeline/transcribe/cast.ts";
+import { MAX_SPEAKER_NAME_LENGTH, NAME_CHARACTERS, NAME_CHARACTERS_MESSAGE, SpeakerNameSchema, SpeakersOptionSchema } from "../pipeline/transcribe/cast.ts";
 import { SOURCE_TYPES } from "./source-url.ts";
 import { VocabularySchema } from "./vocabulary-schema.ts";
 import { LANGUAGE_OPTIONS } from "../pipeline/language/languages.ts";
@@ -129,17 +129,21 @@ export const TranscriptCorrectionSchema = z
       .array(
         z
           .object({
-            speaker: z.string().trim().min(1).max(MAX_SPEAKER_NAME_LENGTH).describe("A voice as the transcript shows it: its name or its label (`Speaker 3`), case-insensitively"),
+            speaker: z.string().trim().min(1).max(MAX_SPEAKER_NAME_LENGTH).regex(NAME_CHARACTERS, NAME_CHARACTERS_MESSAGE).describe("A voice as the transcript shows it: its name or its label (`Speaker 3`), case-insensitively"),
             name: SpeakerNameSchema.optional().describe("What the voice is called from now on (used trimmed)"),
-            same_as: z.string().trim().min(1).max(MAX_SPEAKER_NAME_LENGTH).optional().describe("Another voice (name or label) that is the same person: this voice's words and time become that one's"),
+            same_as: z.string().trim().min(1).max(MAX_SPEAKER_NAME_LENGTH).regex(NAME_CHARACTERS, NAME_CHARACTERS_MESSAGE).optional().describe("Another voice (name or label) that is the same person: this voice's words and time become that one's"),
+            start_time: z.number().min(0).optional().describe("With end_time: the words whose middle lies between the two times (seconds into the source) are this voice's; a voice the transcript does not have yet is added, named so"),
+            end_time: z.number().positive().optional().describe("Seconds into the source; see start_time"),
           })
           .strict()
-          .refine((e) => (e.name === undefined) !== (e.same_as === undefined), { message: "give name or same_as (one of the two)", path: ["name"] }),
+          .refine((e) => (e.start_time === undefined) === (e.end_time === undefined), { message: "give start_time and end_time together", path: ["end_time"] })
+          .refine((e) => e.start_time === undefined || e.end_time === undefined || e.end_time > e.start_time, { message: "must be after start_time", path: ["end_time"] })
+          .refine((e) => [e.name, e.same_as, e.start_time].filter((x) => x !== undefined).length === 1, { message: "give one of name, same_as, or start_time with end_time", path: ["name"] }),
       )
       .min(1)
       .max(MAX_SPEAKER_EDITS)
       .optional()
-      .describe("Who said what, applied after replace and words, in order: name a voice, or say it is the same person as another"),
+      .describe("Who said what, applied after replace and words, in order: name a voice, say it is the same person as another, or give it the words between two times"),
     add_to_vocabulary: z.boolean().optional().describe("Add each replacement (`replace[].with`) the organisation's vocabulary (GET/PUT /v1/vocabulary) lacks to it, so later jobs hear it"),
   })
   .strict()

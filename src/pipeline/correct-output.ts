@@ -67,9 +67,10 @@ export function correctLiveJob(dataDir: string, job: JobRow, output: StoredOutpu
     if (p.description !== undefined) p.description = credit(p.description);
   }
 
-  // Where the picture or the cards change with the speakers: a merged voice's turns (the crop follows
-  // the voice, and an audiogram card names it), and on audiograms a renamed voice's.
-  const reframed = voices ? voiceSpans(spoken, (l) => voices.merged.has(l) || (!state.source?.hasVideo && voices.renamed.has(l))) : [];
+  // Where the picture or the cards change with the speakers: a merged voice's turns and the words given
+  // to another voice (the crop follows the voice, and an audiogram card names it), and on audiograms a
+  // renamed voice's turns.
+  const reframed = voices ? [...voiceSpans(spoken, (l) => voices.merged.has(l) || (!state.source?.hasVideo && voices.renamed.has(l))), ...voices.moved] : [];
   // A clip with a pending render is judged by the bounds it is about to have too: a render already
   // under way read the words before this correction, and the sentence it brings in may be the one corrected.
   const pendingBounds = (c: StoredClip) => (c.render && c.render.status !== "failed" ? [c, { ...c, start_time: c.render.start_time, end_time: c.render.end_time }] : [c]);

@@ -1,9 +1,12 @@
 /**
- * Speaker corrections: a producer's fixes to who said what, when the estimate was wrong. Two kinds,
+ * Speaker corrections: a producer's fixes to who said what, when the estimate was wrong. Three kinds,
  * applied in order, each to the result of the ones before:
  * - `name`: the voice is called so (a name the conversation did not give, or a wrong one);
  * - `same_as`: the voice is the same person as another (the diarizer split one person in two, the
- *   "Speaker 4 who does not exist"); its words, turns and time become the other's.
+ *   "Speaker 4 who does not exist"); its words, turns and time become the other's;
+ * - `start_time`/`end_time`: the words whose middle lies between are the voice's (a sentence given to
+ *   the wrong person); a voice the transcript does not have yet is a person the diarizer missed, and
+ *   is added under the next free label, with the name given.
  * A voice is referred to as the transcript shows it: its name, or its label ("Speaker 3"), either
  * case-insensitively. Labels never change (a merged voice's label is gone, the others keep theirs), so
  * what a producer wrote down about "Speaker 3" stays true.
@@ -15,6 +18,8 @@ export interface SpeakerEdit {
   speaker: string;
   name?: string;
   same_as?: string;
+  start_time?: number;
+  end_time?: number;
 }
 
 /** An edit that cannot apply (an unknown voice, a name another voice has): which field, and why. */
@@ -36,6 +41,8 @@ export interface CorrectedSpeakers {
   merged: Map<string, string>;
   /** Labels whose shown name changed (named, renamed, or taking a merged voice's name). */
   renamed: Set<string>;
+  /** Stretches whose words were given to another voice (`start_time`/`end_time` edits). */
+  moved: Array<{ start: number; end: number }>;
 }
 
 /** The evidence a producer's name carries in `speaker_names`. */
@@ -86,6 +93,19 @@ function relabel<T extends { speaker: string }>(items: T[] | undefined, from: st
   return items?.map((x) => (x.speaker === from ? { ...x, speaker: to } : x));
 }
 
+/** Turns with `span` cut out of everyone's and given to `speaker`. */
+function withSpan(turns: Turn[], speaker: string, span: { start: number; end: number }): Turn[] {
+  const cut = turns.flatMap((t) =>
+    t.end <= span.start || t.start >= span.end ? [t] : [{ ...t, end: span.start }, { ...t, start: span.end }].filter((p) => p.end - p.start > 1e-6),
+  );
+  return joined([...cut, { speaker, ...span }]);
+}
+
+/** The first "Speaker N" no voice has. */
+function freeLabel(labels: string[]): string {
+  for (let n = labels.length + 1; ; n++) if (!labels.some((l) => fold(l) === fold(`Speaker ${n}`))) return `Speaker ${n}`;
+}
+
 /**
  * Applies `edits` to a copy of the transcript: words, turns and activity relabelled, names and their
  * evidence set, segments rebuilt from the words where any word changed voice. Throws
@@ -95,9 +115,42 @@ export function correctSpeakers(transcript: Transcript, edits: SpeakerEdit[]): C
   let t: Transcript = { ...transcript, speakerNames: { ...(transcript.speakerNames ?? {}) }, speakerNameEvidence: [...(transcript.speakerNameEvidence ?? [])] };
   const merged = new Map<string, string>();
   const renamed = new Set<string>();
+  const moved: CorrectedSpeakers["moved"] = [];
   let changes = 0;
   edits.forEach((edit, i) => {
     const labels = labelsOf(t);
+    if (edit.start_time !== undefined && edit.end_time !== undefined) {
+      const inside = (w: { start: number; end: number }) => (w.start + w.end) / 2 >= edit.start_time! && (w.start + w.end) / 2 <= edit.end_time!;
+      // Without word timings (a sandbox job's fixture turns), whole segments by their middles.
+      const timed = t.words.length > 0;
+      const said: Array<{ speaker: string; start: number; end: number }> = timed ? t.words.filter(inside) : t.segments.filter(inside);
+      if (!said.length) throw new SpeakerEditError(`speakers.${i}.start_time`, `Nothing said has its middle between ${edit.start_time} and ${edit.end_time} s.`);
+      // Someone the transcript does not have yet: a person the speaker models missed, added under a free label.
+      let label: string;
+      try {
+        label = resolve(t, labels, edit.speaker, `speakers.${i}.speaker`);
+      } catch {
+        const asLabel = /^speaker \d+$/i.test(edit.speaker.trim());
+        label = asLabel ? `Speaker ${edit.speaker.trim().split(/\s+/)[1]}` : freeLabel(labels);
+        if (!asLabel) {
+          t.speakerNames![label] = edit.speaker.trim();
+          t.speakerNameEvidence = [...t.speakerNameEvidence!, { speaker: label, name: edit.speaker.trim(), evidence: [PRODUCER_EVIDENCE] }];
+          renamed.add(label);
+        }
+      }
+      if (said.every((w) => w.speaker === label)) return;
+      const span = { start: said[0]!.start, end: said.at(-1)!.end };
+      t = {
+        ...t,
+        words: t.words.map((w) => (inside(w) ? { ...w, speaker: label } : w)),
+        segments: timed ? t.segments : t.segments.map((x) => (inside(x) ? { ...x, speaker: label } : x)),
+        speakerTurns: t.speakerTurns && withSpan(t.speakerTurns, label, span),
+        speakerActivity: t.speakerActivity && withSpan(t.speakerActivity, label, span),
+      };
+      moved.push(span);
+      changes++;
+      return;
+    }
     const label = resolve(t, labels, edit.speaker, `speakers.${i}.speaker`);
     const names = t.speakerNames!;
     const setName = (l: string, name: string | undefined, evidence: string[]) => {
@@ -134,10 +187,14 @@ export function correctSpeakers(transcript: Transcript, edits: SpeakerEdit[]): C
     changes++;
   });
   // Without word timings (a sandbox job's fixture turns) the segments, relabelled, are all there is.
-  if (merged.size && t.words.length) t = { ...t, segments: transcriptSegments(t.words, t.speakerActivity ?? t.speakerTurns) };
+  if ((merged.size || moved.length) && t.words.length) t = { ...t, segments: transcriptSegments(t.words, t.speakerActivity ?? t.speakerTurns) };
   if (!Object.keys(t.speakerNames!).length) delete t.speakerNames;
   if (!t.speakerNameEvidence!.length) delete t.speakerNameEvidence;
-  return { transcript: t, changes, merged, renamed };
+  // A voice whose every word went to others is gone; its name goes with it.
+  const left = new Set(t.words.length ? t.words.map((w) => w.speaker) : t.segments.map((x) => x.speaker));
+  for (const l of Object.keys(t.speakerNames!)) if (!left.has(l)) delete t.speakerNames![l];
+  t.speakerNameEvidence = t.speakerNameEvidence!.filter((e) => left.has(e.speaker));
+  return { transcript: t, changes, merged, renamed, moved };
 }
 
 /** The label whose words a label's now are: itself, or the voice it was merged into. */

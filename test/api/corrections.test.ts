@@ -92,6 +92,11 @@ test("bad bodies get the error envelope naming the field; a job not complete is 
     [{ speakers: [{ speaker: "Speaker 1", name: "   " }] }, "speakers.0.name"],
     [{ speakers: [{ speaker: "", name: "Ann" }] }, "speakers.0.speaker"],
     [{ speakers: [{ speaker: "Speaker 1", name: "Ann", role: "host" }] }, "speakers.0.role"],
+    [{ speakers: [{ speaker: "Speaker 1", start_time: 3 }] }, "speakers.0.end_time"],
+    [{ speakers: [{ speaker: "Speaker 1", start_time: 3, end_time: 2 }] }, "speakers.0.end_time"],
+    [{ speakers: [{ speaker: "Speaker 1", name: "Ann", start_time: 3, end_time: 4 }] }, "speakers.0.name"],
+    [{ speakers: [{ speaker: "<i>Kyle</i>", start_time: 3, end_time: 4 }] }, "speakers.0.speaker"],
+    [{ speakers: [{ speaker: "Kyle", start_time: 9000, end_time: 9001 }] }, "speakers.0.start_time"],
     // Valid in shape, refused on the transcript: no such voice, a voice as itself, a name another voice has.
     [{ speakers: [{ speaker: "Speaker 7", name: "Ann" }] }, "speakers.0.speaker"],
     [{ speakers: [{ speaker: "Speaker 1", name: "Ann" }, { speaker: "Speaker 2", same_as: "Bob" }] }, "speakers.1.same_as"],
@@ -142,6 +147,18 @@ test("speakers: a voice is named, two voices become one person; the transcript s
   expect((await app.api("GET", "/v1/wallet", { key })).json).toEqual(wallet);
 });
 
+test("speakers: a sandbox job's turns between two times go to a voice, a new one the fixture lacks included", async () => {
+  const key = app.key("corrections-speaker-spans");
+  const job = await finished(key);
+  const second = job.output.transcript[1];
+  const res = await correct(key, job.id, { speakers: [{ speaker: "Kyle", start_time: second.start, end_time: second.end }] });
+  expect(res.status).toBe(202);
+  expect(res.json.changes).toBe(1);
+  const after = (await app.api("GET", `/v1/jobs/${job.id}`, { key })).json;
+  expect(after.output.transcript.map((s: any) => s.speaker)).toEqual(job.output.transcript.map((s: any, i: number) => (i === 1 ? "Kyle" : s.speaker)));
+  expect(after.output.speaker_names).toEqual([{ speaker: "Speaker 3", name: "Kyle", evidence: ["named by the producer (transcript correction)"] }]);
+});
+
 test("another organisation's job and the other world's key are not found; a key is required", async () => {
   const owner = app.key("corrections-owner");
   const job = await finished(owner);
@@ -183,5 +200,5 @@ test("the OpenAPI document describes the corrections endpoint", async () => {
   const op = doc.paths["/v1/jobs/{id}/transcript/corrections"].post;
   expect(op.responses["202"]).toBeDefined();
   expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties)).toEqual(["replace", "words", "speakers", "add_to_vocabulary"]);
-  expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties.speakers.items.properties)).toEqual(["speaker", "name", "same_as"]);
+  expect(Object.keys(doc.components.schemas.TranscriptCorrection.properties.speakers.items.properties)).toEqual(["speaker", "name", "same_as", "start_time", "end_time"]);
 });

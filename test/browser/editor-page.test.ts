@@ -65,7 +65,7 @@ const noticeSaying = async (page: Page, expected: string) =>
   ).text;
 const card = (page: Page, rank: number) => page.locator(`article[data-editor-clip="${rank}"]`);
 
-testShared("the job page edits clips: edges, a caption line, find and replace, a clip of one's own, delete; renders followed without a reload", async () => {
+testShared("the job page edits clips: edges, a caption line, who said a line, find and replace, a clip of one's own, delete; renders followed without a reload", async () => {
   // The live job on the call that rerender.test.ts, editing.test.ts and review-rerender.test.ts start from too, finished.
   const finished = await finishedJob(CALL_TWO_CLIPS.recording(), CALL_TWO_CLIPS.options, { env: TENTH });
   app = finished.app;
@@ -123,6 +123,21 @@ testShared("the job page edits clips: edges, a caption line, find and replace, a
   await line.getByRole("button", { name: "Save correction" }).click();
   expect(await noticeSaying(page, "Correction saved")).toContain("Correction saved");
   expect(await card(page, 1).locator("li.in").first().textContent()).toContain("Zanzibar");
+
+  // 2b. Who said a line of clip 1: its last sentence goes to the other voice (a plain form; the page reloads).
+  const last = card(page, 1).locator("li.in").last();
+  await last.getByText("Edit line").click();
+  const saidBy = last.getByLabel("Said by");
+  const options = await saidBy.locator("option").allTextContents();
+  const current = await saidBy.inputValue();
+  const otherVoice = options.find((o) => o !== current)!;
+  expect(otherVoice).toBeDefined();
+  await saidBy.selectOption(otherVoice);
+  await last.getByRole("button", { name: "Save speaker" }).click();
+  expect(await noticeSaying(page, "Speakers saved")).toContain("Speakers saved");
+  const lineSaid = splitSentences(words(id)).filter((x) => x.start >= moved.start_time - 0.001 && x.end <= moved.end_time + 0.001).at(-1)!;
+  const segmentsNow = (await jobOf(key, id)).output.transcript as Array<{ speaker: string; start: number; end: number }>;
+  expect(segmentsNow.some((seg) => seg.speaker === otherVoice && seg.start <= lineSaid.start + 0.001 && seg.end >= lineSaid.end - 0.001)).toBe(true);
 
   // 3. Find and replace across the episode, from the keyboard: a word outside every clip, so no render.
   const clipsNow = (await jobOf(key, id)).output.clips as Array<{ start_time: number; end_time: number; render?: { start_time: number; end_time: number } }>;

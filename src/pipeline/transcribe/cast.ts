@@ -9,13 +9,16 @@ export const MIN_SPEAKERS = 2;
 export const MAX_SPEAKERS = 10;
 export const MAX_SPEAKER_NAME_LENGTH = 60;
 
+/** A name lands in captions, VTT voice spans and file text: no control characters or markup. */
+export const NAME_CHARACTERS = /^[^\p{Cc}<>{}]+$/u;
+export const NAME_CHARACTERS_MESSAGE = "must not contain control characters or <, >, {, }";
+
 // Not trimmed by the schema, so the job echoes its options exactly as sent; castOf trims.
 export const SpeakerNameSchema = z
   .string()
   .max(MAX_SPEAKER_NAME_LENGTH)
   .refine((n) => n.trim().length > 0, { message: "must not be blank" })
-  // A name lands in captions, VTT voice spans and file text: no control characters or markup.
-  .regex(/^[^\p{Cc}<>{}]+$/u, { message: "must not contain control characters or <, >, {, }" });
+  .regex(NAME_CHARACTERS, { message: NAME_CHARACTERS_MESSAGE });
 
 export const SpeakersOptionSchema = z
   .union(

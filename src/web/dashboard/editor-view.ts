@@ -72,13 +72,33 @@ function moveForm(f: Frame, jobId: string, c: Clip, to: [number, number] | undef
   return `<form class="inline" method="post" action="${action}" data-move="${name}">${csrfField(f.csrf)}<input type="hidden" name="start_time" value="${secs(to[0])}"><input type="hidden" name="end_time" value="${secs(to[1])}"><button type="submit" class="plain" aria-label="${esc(`${text} (clip ${c.rank})`)}">${esc(text)}</button></form>`;
 }
 
-function lineEditor(f: Frame, jobId: string, words: Word[], s: Sentence, clipRank: number): string {
+/** The voices the transcript shows, and how a word's label shows (its name, else the label). */
+interface Cast {
+  voices: string[];
+  shown: (label: string) => string;
+}
+
+function castOf(job: Job): Cast {
+  const names = new Map((job.output?.speaker_names ?? []).map((n) => [n.speaker, n.name]));
+  return { voices: [...new Set((job.output?.transcript ?? []).map((s) => s.speaker))], shown: (label) => names.get(label) ?? label };
+}
+
+function lineEditor(f: Frame, jobId: string, words: Word[], s: Sentence, clipRank: number, cast: Cast): string {
   const w = sentenceWindow(words, s);
   const id = `line-${clipRank}-${s.index}`;
+  const action = `/dashboard/jobs/${esc(jobId)}/corrections`;
+  const times = `<input type="hidden" name="start_time" value="${w.start_time}"><input type="hidden" name="end_time" value="${w.end_time}">`;
+  const now = cast.shown(s.speaker);
+  // Who said it: the sentence's words go to another voice (a speaker correction).
+  const saidBy = cast.voices.length
+    ? `<form method="post" action="${action}" data-said-by="${s.index}">${csrfField(f.csrf)}${times}
+<label for="${id}-by">Said by</label><select id="${id}-by" name="speaker">${[...new Set([now, ...cast.voices])].map((v) => `<option value="${esc(v)}"${v === now ? " selected" : ""}>${esc(v)}</option>`).join("")}</select>
+<button type="submit">Save speaker</button></form>`
+    : "";
   return `<details class="edit"><summary>Edit line<span class="sr"> ${s.index + 1} of clip ${clipRank}</span></summary>
-<form method="post" action="/dashboard/jobs/${esc(jobId)}/corrections" data-line="${s.index}">${csrfField(f.csrf)}<input type="hidden" name="start_time" value="${w.start_time}"><input type="hidden" name="end_time" value="${w.end_time}">
+<form method="post" action="${action}" data-line="${s.index}">${csrfField(f.csrf)}${times}
 <label for="${id}">What was said (${esc(fmtTime(s.start))}–${esc(fmtTime(s.end))})</label><textarea id="${id}" name="text" rows="2" maxlength="1000">${esc(s.text)}</textarea>
-<button type="submit">Save correction</button></form></details>`;
+<button type="submit">Save correction</button></form>${saidBy}</details>`;
 }
 
 export function renderStatus(c: Clip): string {
@@ -107,7 +127,7 @@ export function coverPreview(c: Clip): string {
   return `<figure class="covers">${covers.map(img).join("")}<figcaption class="muted">Brand preview: the covers, as this job's renders look (its brand kit is kept from its first render).</figcaption></figure>`;
 }
 
-function clipCard(f: Frame, jobId: string, c: Clip, words: Word[] | undefined, e: Edges | undefined): string {
+function clipCard(f: Frame, jobId: string, c: Clip, words: Word[] | undefined, e: Edges | undefined, cast: Cast): string {
   const b = effectiveBounds(c);
   let body = "";
   if (words && e) {
@@ -115,7 +135,7 @@ function clipCard(f: Frame, jobId: string, c: Clip, words: Word[] | undefined, e
     const beforeS = e.sentences.filter((s) => s.end <= b.start + EPS).at(-1);
     const afterS = e.sentences.find((s) => s.start >= b.end - EPS);
     const line = (s: Sentence, where: "in" | "before" | "after") =>
-      `<li data-sentence="${s.index}" class="${where === "in" ? "in" : "out"}"><span class="t">${esc(fmtTime(s.start))}</span> <span class="words">${sentenceHtml(words, s)}</span>${where === "in" ? lineEditor(f, jobId, words, s, c.rank) : ` <span class="muted">(${where} the clip)</span>`}</li>`;
+      `<li data-sentence="${s.index}" class="${where === "in" ? "in" : "out"}"><span class="t">${esc(fmtTime(s.start))}</span> <span class="words">${sentenceHtml(words, s)}</span>${where === "in" ? lineEditor(f, jobId, words, s, c.rank, cast) : ` <span class="muted">(${where} the clip)</span>`}</li>`;
     const moves = edgeMoves(e, b);
     body = `<ol class="sentences">${beforeS ? line(beforeS, "before") : ""}${inside.map((s) => line(s, "in")).join("")}${afterS ? line(afterS, "after") : ""}</ol>
 <div class="moves" role="group" aria-label="Clip ${c.rank} edges">${moveForm(f, jobId, c, moves.extendStart, "Start a sentence earlier", "extend-start")}${moveForm(f, jobId, c, moves.shortenStart, "Start a sentence later", "shorten-start")}${moveForm(f, jobId, c, moves.shortenEnd, "End a sentence earlier", "shorten-end")}${moveForm(f, jobId, c, moves.extendEnd, "End a sentence later", "extend-end")}</div>`;
@@ -195,7 +215,8 @@ export function editorSection(f: Frame, job: Job, words: Word[] | undefined): st
   const note = e
     ? `<p class="muted">Words the recogniser was unsure of are <mark class="unsure">marked</mark>: check those first. Each change renders the clip again (never billed); the status updates here as it goes.</p>`
     : `<p class="muted">This job has no word timings (a sandbox job, or its transcript checkpoint is gone): find and replace and deleting clips still work.</p>`;
-  const cards = job.output.clips.map((c) => clipCard(f, job.id, c, words, e)).join("");
+  const cast = castOf(job);
+  const cards = job.output.clips.map((c) => clipCard(f, job.id, c, words, e, cast)).join("");
   return `${EDITOR_STYLE}<section id="editor" data-job="${esc(job.id)}" aria-labelledby="editor-h"><h2 id="editor-h">Editor</h2>${note}
 ${replace}
 ${speakersCard(f, job)}

@@ -80,7 +80,7 @@ export function registerEditorDashboard(app: Elysia, ctx: AppContext): void {
     const sameAs = form.get("same_as");
     const body: Record<string, unknown> =
       speaker !== null
-        ? { speakers: [sameAs !== null ? { speaker, same_as: sameAs } : { speaker, name: form.get("name") ?? "" }] }
+        ? { speakers: [sameAs !== null ? { speaker, same_as: sameAs } : form.get("start_time") !== null ? { speaker, start_time: Number(form.get("start_time")), end_time: Number(form.get("end_time")) } : { speaker, name: form.get("name") ?? "" }] }
         : find !== null
           ? { replace: [{ find, with: form.get("with") ?? "" }], ...(form.get("add_to_vocabulary") ? { add_to_vocabulary: true } : {}) }
           : { words: [{ start_time: Number(form.get("start_time")), end_time: Number(form.get("end_time")), text: form.get("text") ?? "" }] };

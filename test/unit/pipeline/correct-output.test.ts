@@ -151,3 +151,11 @@ test("speakers: on an audiogram (cards name the voice) a rename re-renders the c
   expect(correctLiveJob(dataDir, job, output, { speakers: [{ speaker: "Speaker 1", name: "Nora" }] }, "s1")!.captionsChanged).toEqual(["clip_1"]);
   expect(correctLiveJob(dataDir, job, output, { speakers: [{ speaker: "Speaker 3", same_as: "Ana" }] }, "s2")!.captionsChanged).toEqual(["clip_2"]);
 });
+
+test("speakers: words given to another voice re-render the clips over them, on video too", () => {
+  const { job, output } = setUpVoices("job_voices_span", true);
+  // Sentence 4 (9-11.4 s, in clip 1) was Speaker 1's: it is Ana's.
+  const outcome = correctLiveJob(dataDir, job, output, { speakers: [{ speaker: "Ana", start_time: 9, end_time: 11.5 }] }, "s1")!;
+  expect(outcome).toEqual({ changes: 1, captionsChanged: ["clip_1"], trailerChanged: false });
+  expect(output.transcript.filter((s) => s.speaker === "Ana").some((s) => s.start === 9)).toBe(true);
+});

@@ -88,6 +88,36 @@ test("same_as: merged into an unnamed voice, the person takes the merged voice's
   expect(then.changes).toBe(2);
 });
 
+test("start_time/end_time: the words between are the voice's; a voice left with no words is gone, its name with it", () => {
+  // "Then I bought bees." (10-11.9 s) was Speaker 3's: it is Theo's.
+  const r = correctSpeakers(transcript, [{ speaker: "Speaker 3", name: "Sam" }, { speaker: "theo", start_time: 9.9, end_time: 12 }]);
+  expect(r.changes).toBe(2);
+  expect(r.moved).toEqual([{ start: 10, end: 11.9 }]);
+  expect(r.transcript.words.filter((w) => w.start >= 10 && w.start < 12).every((w) => w.speaker === "Speaker 2")).toBe(true);
+  expect(r.transcript.words.some((w) => w.speaker === "Speaker 3")).toBe(false);
+  expect(r.transcript.speakerNames).toEqual({ "Speaker 2": "Theo" });
+  expect(r.transcript.speakerNameEvidence!.map((e) => e.speaker)).toEqual(["Speaker 2"]);
+  expect(r.transcript.segments.map((x) => x.speaker)).toEqual(["Speaker 1", "Speaker 2", "Speaker 2", "Speaker 1"]);
+  // The stretch is cut out of the turns it was in and is Theo's.
+  expect(r.transcript.speakerTurns!.filter((x) => x.start < 11.9 && x.end > 10)).toEqual([{ speaker: "Speaker 2", start: 10, end: 11.9 }]);
+  // Only the words whose middle lies between move: "bought" (11.0-11.4) alone.
+  const one = correctSpeakers(transcript, [{ speaker: "Speaker 1", start_time: 11.1, end_time: 11.3 }]);
+  expect(one.transcript.words.filter((w) => w.speaker === "Speaker 1" && w.start >= 10 && w.start < 14).map((w) => w.word.trim())).toEqual(["bought"]);
+  // Words the voice already has: nothing to change.
+  expect(correctSpeakers(transcript, [{ speaker: "Speaker 1", start_time: 0, end_time: 2.5 }]).changes).toBe(0);
+});
+
+test("start_time/end_time with a voice the transcript lacks: the person the speaker models missed is added, named so, or under the label given", () => {
+  const kyle = correctSpeakers(transcript, [{ speaker: "Kyle", start_time: 15, end_time: 16 }]);
+  expect(kyle.transcript.words.filter((w) => w.start >= 15).map((w) => w.speaker)).toEqual(["Speaker 4", "Speaker 4"]);
+  expect(kyle.transcript.speakerNames).toEqual({ "Speaker 2": "Theo", "Speaker 4": "Kyle" });
+  expect(kyle.transcript.speakerNameEvidence).toContainEqual({ speaker: "Speaker 4", name: "Kyle", evidence: [PRODUCER_EVIDENCE] });
+  expect(kyle.transcript.segments.at(-1)).toMatchObject({ speaker: "Speaker 4", text: "Thanks, Theo." });
+  const label = correctSpeakers(transcript, [{ speaker: "speaker 7", start_time: 15, end_time: 16 }]);
+  expect(label.transcript.segments.at(-1)!.speaker).toBe("Speaker 7");
+  expect(label.transcript.speakerNames).toEqual({ "Speaker 2": "Theo" });
+});
+
 test("bad edits name the field and change nothing: an unknown voice, a voice the same as itself, a name another voice has", () => {
   const refused = (edits: Parameters<typeof correctSpeakers>[1]) => {
     try {
@@ -102,6 +132,7 @@ test("bad edits name the field and change nothing: an unknown voice, a voice the
   expect(refused([{ speaker: "Speaker 1", name: "Ann" }, { speaker: "Speaker 3", same_as: "Bob" }]).param).toBe("speakers.1.same_as");
   expect(refused([{ speaker: "Theo", same_as: "speaker 2" }]).param).toBe("speakers.0.same_as");
   expect(refused([{ speaker: "Speaker 1", name: "theo" }])).toMatchObject({ param: "speakers.0.name", message: expect.stringContaining("use same_as") });
+  expect(refused([{ speaker: "Theo", start_time: 3, end_time: 4.5 }])).toEqual({ param: "speakers.0.start_time", message: "Nothing said has its middle between 3 and 4.5 s." });
   // A merged voice is gone: a later edit cannot find it.
   expect(refused([{ speaker: "Speaker 3", same_as: "Speaker 2" }, { speaker: "Speaker 3", name: "X" }]).param).toBe("speakers.1.speaker");
   expect(transcript.speakerNames).toEqual({ "Speaker 2": "Theo" });
