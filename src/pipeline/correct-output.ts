@@ -125,9 +125,9 @@ export function correctLiveJob(dataDir: string, job: JobRow, output: StoredOutpu
   return { changes: changed.length + (voices?.changes ?? 0), captionsChanged, trailerChanged };
 }
 
-/** Where the voices `pick` chooses talk, as the transcript had them before a speaker correction. */
+/** Where the voices `pick` chooses talk, as the transcript had them before a speaker correction: their turns and their segments. */
 function voiceSpans(t: Transcript, pick: (label: string) => boolean): Array<{ start: number; end: number }> {
-  return (t.speakerTurns ?? t.segments).filter((s) => pick(s.speaker));
+  return [...(t.speakerTurns ?? []), ...t.segments].filter((s) => pick(s.speaker));
 }
 
 /**
