@@ -21,13 +21,8 @@ import { tmpdir } from "node:os";
 import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { openWav } from "../../src/media/wav.ts";
-import { resolveModel } from "../../src/models/store.ts";
-import { diarizeFromEmbeddings, embeddingWindows, type EmbeddingDiarizeOptions } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
-import { SEGMENTATION_MODEL, SEGMENTATION_OVERLAP, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
-import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
-import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
-import { meanVoice, musicWindows } from "../../src/pipeline/transcribe/music-windows.ts";
-import { mergeRegions, speechRegions, type Region } from "../../src/pipeline/transcribe/vad.ts";
+import { diarizeFromEmbeddings, type EmbeddingDiarizeOptions } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
+import { diarizerFeatures, type DiarizerFeatures } from "./diarizer-features.ts";
 import { diarizationErrorRate, parseRttm, parseUem } from "./asr-scoring.ts";
 import { AMI_OPENINGS, HELD_OUT_SPLIT, TUNING_SPLIT } from "./asr-diarization.ts";
 import { transcribeFile } from "../../src/pipeline/transcribe/transcribe.ts";
@@ -81,37 +76,14 @@ async function degraded(name: string, variant: string): Promise<string> {
   return out;
 }
 
-interface Features {
-  regions: Region[];
-  speech: Region[];
-  overlap: Region[];
-  frames: { chunks: Array<{ start: number; classes: string }>; frameSeconds: number; firstFrameSeconds: number };
-  duration: number;
-  windows: Array<{ start: number; end: number }>;
-  embeddings: number[][];
-  music: boolean[];
-  voice: number[];
-}
-
 /** The models' view of a recording (speech regions, segmentation, window embeddings), computed once per file and variant. */
-async function features(input: string, cache: string): Promise<Features> {
+async function features(input: string, cache: string): Promise<DiarizerFeatures> {
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, "utf8"));
   const wav = join(work, "speech.wav");
   await decodeToSpeechWav(input, wav);
   const audio = openWav(wav);
   try {
-    const duration = audio.length / audio.sampleRate;
-    const vad = await speechProbabilities(wav, audio, resolveModel("silero-vad"));
-    const plan = await planSpeakerEngine();
-    const seg = await segmentationProbabilities(plan, resolveModel(SEGMENTATION_MODEL), wav, audio);
-    const speech = speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH);
-    const overlap = speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP);
-    const regions = mergeRegions([...speechRegions(vad.probs, vad.frame_seconds, duration), ...speech]);
-    const windows = embeddingWindows(regions, ...windowing);
-    const embeddings = (await speakerEmbeddings(plan, resolveModel(SPEAKER_EMBEDDING_MODEL), wav, audio, windows.map((w) => [w.start, w.end]))).map((e) => Array.from(e));
-    const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
-    const frames = { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds };
-    const f = { regions, speech, overlap, frames, duration, windows, embeddings, music: musicWindows(audio, windows, voice), voice: windows.map((w) => meanVoice(voice, w)) };
+    const f = await diarizerFeatures(wav, audio, windowing);
     writeFileSync(cache, JSON.stringify(f));
     return f;
   } finally {

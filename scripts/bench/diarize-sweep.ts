@@ -26,13 +26,11 @@ import { decodeToSpeechWav } from "../../src/media/decode-audio.ts";
 import { ffmpeg, mediaInput } from "../../src/media/ffmpeg.ts";
 import { openWav } from "../../src/media/wav.ts";
 import { resolveModel } from "../../src/models/store.ts";
-import { diarizeFromEmbeddings, embeddingWindows, type EmbeddingDiarizeOptions } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
-import { SEGMENTATION_MODEL, SEGMENTATION_OVERLAP, SEGMENTATION_SPEECH, SPEAKER_EMBEDDING_MODEL } from "../../src/pipeline/transcribe/diarize.ts";
-import { planSpeakerEngine, segmentationProbabilities, speakerEmbeddings } from "../../src/pipeline/transcribe/speaker-engine.ts";
+import { diarizeFromEmbeddings, type EmbeddingDiarizeOptions } from "../../src/pipeline/transcribe/diarize-embeddings.ts";
 import { speechProbabilities } from "../../src/pipeline/transcribe/vad-engine.ts";
 import { meanVoice, musicWindows } from "../../src/pipeline/transcribe/music-windows.ts";
-import { mergeRegions, speechRegions, type Region } from "../../src/pipeline/transcribe/vad.ts";
 import { diarizationErrorRate, parseRttm, parseUem, turnSentenceStats } from "./asr-scoring.ts";
+import { diarizerFeatures, type DiarizerFeatures } from "./diarizer-features.ts";
 import { diarizationSummary, type ScoredFile } from "./asr-diarization.ts";
 import { realignTurns } from "../../src/pipeline/transcribe/turns-realign.ts";
 import { segmentsFromWords } from "../../src/pipeline/transcribe/segments.ts";
@@ -47,21 +45,8 @@ const cacheDir = arg("cache") ?? join(tmpdir(), "clipyard-diarize-cache");
 mkdirSync(cacheDir, { recursive: true });
 const FILES = ["two_speakers_call", "meeting_excerpt", ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `meeting_trn0${i}`)];
 
-interface Cached {
-  regions: Region[];
-  speech: Region[];
-  overlap: Region[];
-  frames: { chunks: Array<{ start: number; classes: string }>; frameSeconds: number; firstFrameSeconds: number };
-  duration: number;
-  windows: Array<{ start: number; end: number }>;
-  embeddings: number[][];
-  /** Per window, music or singing (music-windows.ts), Silero's confident speech excepted. */
-  music?: boolean[];
-  /** The music flags were read with Silero's probabilities (caches from before that are read again). */
-  musicVoiced?: boolean;
-  /** Per window, Silero's mean probability of speech (for --min-voice). */
-  voice?: number[];
-}
+/** The features, and whether the music flags were read with Silero's probabilities (caches from before that are read again). */
+type Cached = Partial<Pick<DiarizerFeatures, "music" | "voice">> & Omit<DiarizerFeatures, "music" | "voice"> & { musicVoiced?: boolean };
 
 /** Where a file's recording and references are: the shared media, or the folder the joined file is made in. */
 const mediaDir = new Map<string, string>();
@@ -120,21 +105,7 @@ async function features(name: string): Promise<Cached> {
     writeFileSync(path, JSON.stringify(c));
     return c;
   }
-  const c = await withSpeechWav(name, async (wav, audio): Promise<Cached> => {
-    const duration = audio.length / audio.sampleRate;
-    const vad = await speechProbabilities(wav, audio, resolveModel("silero-vad"));
-    const vadRegions = speechRegions(vad.probs, vad.frame_seconds, duration);
-    const plan = await planSpeakerEngine();
-    const seg = await segmentationProbabilities(plan, resolveModel(SEGMENTATION_MODEL), wav, audio);
-    const speech = speechRegions(seg.speech, seg.frame_seconds, duration, SEGMENTATION_SPEECH);
-    const overlap = speechRegions(seg.overlap, seg.frame_seconds, duration, SEGMENTATION_OVERLAP);
-    const regions = mergeRegions([...vadRegions, ...speech]);
-    const windows = embeddingWindows(regions);
-    const embeddings = await speakerEmbeddings(plan, resolveModel(SPEAKER_EMBEDDING_MODEL), wav, audio, windows.map((w) => [w.start, w.end]));
-    const voice = { probs: vad.probs, frameSeconds: vad.frame_seconds };
-    const music = musicWindows(audio, windows, voice);
-    return { regions, speech, overlap, frames: { chunks: seg.chunks, frameSeconds: seg.frame_seconds, firstFrameSeconds: seg.first_frame_seconds }, duration, windows, embeddings, music, musicVoiced: true, voice: windows.map((w) => meanVoice(voice, w)) };
-  });
+  const c: Cached = { ...(await withSpeechWav(name, (wav, audio) => diarizerFeatures(wav, audio))), musicVoiced: true };
   writeFileSync(path, JSON.stringify(c));
   return c;
 }
