@@ -138,6 +138,8 @@ test("speakers: a voice is named, two voices become one person; the transcript s
   const one = (await app.api("GET", `/v1/jobs/${job.id}`, { key })).json;
   expect(new Set(one.output.transcript.map((s: any) => s.speaker))).toEqual(new Set(["Nora Vance"]));
   expect(one.output.speaker_names).toEqual([{ speaker: "Speaker 1", name: "Nora Vance", evidence: ["named by the producer (transcript correction)"] }]);
+  // The merge sent again names a voice that is gone (an Idempotency-Key is how to retry safely).
+  expect((await correct(key, job.id, { speakers: [{ speaker: "Theo Marsh", same_as: "nora vance" }] })).json.error).toMatchObject({ code: "invalid_body", param: "speakers.0.speaker" });
   // A refused edit changes nothing, though the ones before it in the list could apply.
   const refused = await correct(key, job.id, { speakers: [{ speaker: "Nora Vance", name: "Nora" }, { speaker: "Theo Marsh", name: "Theo" }] });
   expect(refused.json.error).toMatchObject({ code: "invalid_body", param: "speakers.1.speaker" });
