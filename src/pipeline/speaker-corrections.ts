@@ -61,11 +61,14 @@ function labelsOf(t: Transcript): string[] {
 const fold = (s: string) => s.trim().toLocaleLowerCase();
 
 /** The label a reference names: a voice's shown name first, then its label. */
-function resolve(t: Transcript, labels: string[], ref: string, param: string): string {
+function find(t: Transcript, labels: string[], ref: string): string | undefined {
   const want = fold(ref);
-  const byName = labels.find((l) => t.speakerNames?.[l] !== undefined && fold(t.speakerNames[l]!) === want);
-  const byLabel = labels.find((l) => fold(l) === want);
-  const label = byName ?? byLabel;
+  return labels.find((l) => t.speakerNames?.[l] !== undefined && fold(t.speakerNames[l]!) === want) ?? labels.find((l) => fold(l) === want);
+}
+
+/** As `find`, refusing a reference to no voice with the voices there are. */
+function resolve(t: Transcript, labels: string[], ref: string, param: string): string {
+  const label = find(t, labels, ref);
   if (!label) {
     const shown = labels.map((l) => t.speakerNames?.[l] ?? l);
     throw new SpeakerEditError(param, `No speaker "${ref.trim()}" in this transcript; it has ${shown.map((s) => `"${s}"`).join(", ") || "none"}.`);
@@ -126,10 +129,8 @@ export function correctSpeakers(transcript: Transcript, edits: SpeakerEdit[]): C
       const said: Array<{ speaker: string; start: number; end: number }> = timed ? t.words.filter(inside) : t.segments.filter(inside);
       if (!said.length) throw new SpeakerEditError(`speakers.${i}.start_time`, `Nothing said has its middle between ${edit.start_time} and ${edit.end_time} s.`);
       // Someone the transcript does not have yet: a person the speaker models missed, added under a free label.
-      let label: string;
-      try {
-        label = resolve(t, labels, edit.speaker, `speakers.${i}.speaker`);
-      } catch {
+      let label = find(t, labels, edit.speaker);
+      if (label === undefined) {
         const asLabel = /^speaker \d+$/i.test(edit.speaker.trim());
         label = asLabel ? `Speaker ${edit.speaker.trim().split(/\s+/)[1]}` : freeLabel(labels);
         if (!asLabel) {
