@@ -117,27 +117,35 @@ testShared("the job page edits clips: edges, a caption line, who said a line, fi
   // 2. A caption line of clip 1, corrected: its first sentence gets a word nobody said.
   const line = card(page, 1).locator("li.in").first();
   await line.getByText("Edit line").click();
-  const box = line.getByRole("textbox");
+  const box = line.getByRole("textbox", { name: /What was said/ });
   const said = (await box.inputValue()).trim();
   await box.fill(`Zanzibar ${said}`);
   await line.getByRole("button", { name: "Save correction" }).click();
   expect(await noticeSaying(page, "Correction saved")).toContain("Correction saved");
   expect(await card(page, 1).locator("li.in").first().textContent()).toContain("Zanzibar");
 
-  // 2b. Who said a line of clip 1: its last sentence goes to the other voice (a plain form; the page reloads).
-  const last = card(page, 1).locator("li.in").last();
-  await last.getByText("Edit line").click();
-  const saidBy = last.getByLabel("Said by");
-  const options = await saidBy.locator("option").allTextContents();
-  const current = await saidBy.inputValue();
+  // 2b. Who said a line of clip 1 (plain forms; the page reloads): its last sentence goes to someone the
+  // transcript missed, then to the other voice, and the missed person, left with no words, is gone again.
+  const clip1LastLine = () => card(page, 1).locator("li.in").last();
+  const lineSaid = splitSentences(words(id)).filter((x) => x.start >= moved.start_time - 0.001 && x.end <= moved.end_time + 0.001).at(-1)!;
+  const saidBy = async (who: string) =>
+    ((await jobOf(key, id)).output.transcript as Array<{ speaker: string; start: number; end: number }>).some((seg) => seg.speaker === who && seg.start <= lineSaid.start + 0.001 && seg.end >= lineSaid.end - 0.001);
+  await clip1LastLine().getByText("Edit line").click();
+  const options = await clip1LastLine().getByLabel("Said by").locator("option").allTextContents();
+  const current = await clip1LastLine().getByLabel("Said by").inputValue();
   const otherVoice = options.find((o) => o !== current)!;
   expect(otherVoice).toBeDefined();
-  await saidBy.selectOption(otherVoice);
-  await last.getByRole("button", { name: "Save speaker" }).click();
+  await clip1LastLine().getByLabel("or someone the transcript missed").fill("Guest Three");
+  await clip1LastLine().getByRole("button", { name: "Save speaker" }).click();
   expect(await noticeSaying(page, "Speakers saved")).toContain("Speakers saved");
-  const lineSaid = splitSentences(words(id)).filter((x) => x.start >= moved.start_time - 0.001 && x.end <= moved.end_time + 0.001).at(-1)!;
-  const segmentsNow = (await jobOf(key, id)).output.transcript as Array<{ speaker: string; start: number; end: number }>;
-  expect(segmentsNow.some((seg) => seg.speaker === otherVoice && seg.start <= lineSaid.start + 0.001 && seg.end >= lineSaid.end - 0.001)).toBe(true);
+  expect(await saidBy("Guest Three")).toBe(true);
+  await clip1LastLine().getByText("Edit line").click();
+  expect(await clip1LastLine().getByLabel("Said by").inputValue()).toBe("Guest Three");
+  await clip1LastLine().getByLabel("Said by").selectOption(otherVoice);
+  await clip1LastLine().getByRole("button", { name: "Save speaker" }).click();
+  // The same notice as the step before: wait for the job's transcript instead.
+  expect(await eventually(() => saidBy(otherVoice), (v) => v, { what: "the line given to the other voice" })).toBe(true);
+  expect((await jobOf(key, id)).output.transcript.some((seg: { speaker: string }) => seg.speaker === "Guest Three")).toBe(false);
 
   // 3. Find and replace across the episode, from the keyboard: a word outside every clip, so no render.
   const clipsNow = (await jobOf(key, id)).output.clips as Array<{ start_time: number; end_time: number; render?: { start_time: number; end_time: number } }>;

@@ -93,6 +93,7 @@ function lineEditor(f: Frame, jobId: string, words: Word[], s: Sentence, clipRan
   const saidBy = cast.voices.length
     ? `<form method="post" action="${action}" data-said-by="${s.index}">${csrfField(f.csrf)}${times}
 <label for="${id}-by">Said by</label><select id="${id}-by" name="speaker">${[...new Set([now, ...cast.voices])].map((v) => `<option value="${esc(v)}"${v === now ? " selected" : ""}>${esc(v)}</option>`).join("")}</select>
+<label for="${id}-new">or someone the transcript missed (their name)</label><input id="${id}-new" name="new_speaker" maxlength="60">
 <button type="submit">Save speaker</button></form>`
     : "";
   return `<details class="edit"><summary>Edit line<span class="sr"> ${s.index + 1} of clip ${clipRank}</span></summary>

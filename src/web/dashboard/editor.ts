@@ -76,7 +76,8 @@ export function registerEditorDashboard(app: Elysia, ctx: AppContext): void {
     const row = ownJob(s.orgId, params.id!);
     if (!row) return redirect("/dashboard/jobs");
     const find = form.get("find");
-    const speaker = form.get("speaker");
+    // "Said by" names a voice from the list, or someone the transcript missed.
+    const speaker = form.get("new_speaker")?.trim() || form.get("speaker");
     const sameAs = form.get("same_as");
     const body: Record<string, unknown> =
       speaker !== null
