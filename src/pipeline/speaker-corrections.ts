@@ -50,7 +50,7 @@ export const PRODUCER_EVIDENCE = "named by the producer (transcript correction)"
 
 type Turn = { speaker: string; start: number; end: number };
 
-/** Every label the transcript knows, in order of first speech (turns first: a voice with no word may still have turns). */
+/** Every label the transcript shows, in order of first word (then the segments': a sandbox job's turns have no words). */
 function labelsOf(t: Transcript): string[] {
   const seen = new Set<string>();
   for (const w of [...t.words].sort((a, b) => a.start - b.start)) seen.add(w.speaker);
@@ -189,12 +189,12 @@ export function correctSpeakers(transcript: Transcript, edits: SpeakerEdit[]): C
   });
   // Without word timings (a sandbox job's fixture turns) the segments, relabelled, are all there is.
   if ((merged.size || moved.length) && t.words.length) t = { ...t, segments: transcriptSegments(t.words, t.speakerActivity ?? t.speakerTurns) };
-  if (!Object.keys(t.speakerNames!).length) delete t.speakerNames;
-  if (!t.speakerNameEvidence!.length) delete t.speakerNameEvidence;
   // A voice whose every word went to others is gone; its name goes with it.
   const left = new Set(t.words.length ? t.words.map((w) => w.speaker) : t.segments.map((x) => x.speaker));
   for (const l of Object.keys(t.speakerNames!)) if (!left.has(l)) delete t.speakerNames![l];
   t.speakerNameEvidence = t.speakerNameEvidence!.filter((e) => left.has(e.speaker));
+  if (!Object.keys(t.speakerNames!).length) delete t.speakerNames;
+  if (!t.speakerNameEvidence.length) delete t.speakerNameEvidence;
   return { transcript: t, changes, merged, renamed, moved };
 }
 

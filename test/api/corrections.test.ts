@@ -159,6 +159,13 @@ test("speakers: a sandbox job's turns between two times go to a voice, a new one
   const after = (await app.api("GET", `/v1/jobs/${job.id}`, { key })).json;
   expect(after.output.transcript.map((s: any) => s.speaker)).toEqual(job.output.transcript.map((s: any, i: number) => (i === 1 ? "Kyle" : s.speaker)));
   expect(after.output.speaker_names).toEqual([{ speaker: "Speaker 3", name: "Kyle", evidence: ["named by the producer (transcript correction)"] }]);
+  // A merge where nobody is named: one voice, and still no names.
+  const plain = await finished(key);
+  const merged = await correct(key, plain.id, { speakers: [{ speaker: "Speaker 2", same_as: "Speaker 1" }] });
+  expect(merged.status).toBe(202);
+  const one = (await app.api("GET", `/v1/jobs/${plain.id}`, { key })).json;
+  expect(new Set(one.output.transcript.map((s: any) => s.speaker))).toEqual(new Set(["Speaker 1"]));
+  expect(one.output.speaker_names).toBeUndefined();
 });
 
 test("another organisation's job and the other world's key are not found; a key is required", async () => {

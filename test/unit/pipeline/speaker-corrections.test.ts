@@ -77,6 +77,15 @@ test("same_as: the split-off voice's words, turns and segments become the person
   expect(r.transcript.segments[0]!.speaker).toBe("Speaker 1");
 });
 
+test("same_as on a transcript that names nobody: the voices merge and nobody is named", () => {
+  const { speakerNames: _names, speakerNameEvidence: _evidence, ...nameless } = transcript;
+  const r = correctSpeakers(nameless, [{ speaker: "Speaker 3", same_as: "Speaker 2" }]);
+  expect(r.changes).toBe(1);
+  expect(new Set(r.transcript.words.map((w) => w.speaker))).toEqual(new Set(["Speaker 1", "Speaker 2"]));
+  expect(r.transcript.speakerNames).toBeUndefined();
+  expect(r.transcript.speakerNameEvidence).toBeUndefined();
+});
+
 test("same_as: merged into an unnamed voice, the person takes the merged voice's name and its evidence", () => {
   const r = correctSpeakers(transcript, [{ speaker: "Theo", same_as: "Speaker 3" }]);
   expect(r.transcript.speakerNames).toEqual({ "Speaker 3": "Theo" });
