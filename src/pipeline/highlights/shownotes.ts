@@ -174,9 +174,7 @@ function summary(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): stri
 
 /** The episode's title: its main topic in title case, with the people named in it. */
 export function episodeTitle(t: Transcript, a: EpisodeAnalysis, topics: TitlePhrase[]): string {
-  const named = speakerStats(t)
-    .map((s) => t.speakerNames?.[s.label])
-    .filter((x): x is string => !!x);
+  const { named } = whoSpeaks(t);
   const show = showName(a.sentences.slice(0, 3).map((s) => s.text));
   const text = notesText(t.language);
   const topic = topics[0] ? titleFor(topics[0].text, t.language) : show ? titleFor(show, t.language) : text.ruled ? text.untitled : firstWords(a.sentences[0]?.text ?? text.untitled);
@@ -426,8 +424,8 @@ export function notesForSpeakers(notes: string, before: Transcript, after: Trans
   const title = /^# (.+)$/.exec(out[0] ?? "");
   if (title) {
     const withNames = (t: Transcript) => {
-      const names = speakerStats(t).map((s) => t.speakerNames?.[s.label]).filter((x): x is string => !!x);
-      return names.length >= 1 && names.length <= 2 ? text.titleWith("\u0000", names).split("\u0000")[1]! : "";
+      const { named } = whoSpeaks(t);
+      return named.length >= 1 && named.length <= 2 ? text.titleWith("\u0000", named).split("\u0000")[1]! : "";
     };
     const [old, now] = [withNames(before), withNames(after)];
     if (old !== now && old && title[1]!.endsWith(old)) out[0] = `# ${title[1]!.slice(0, -old.length)}${now}`;

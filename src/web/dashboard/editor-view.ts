@@ -72,15 +72,16 @@ function moveForm(f: Frame, jobId: string, c: Clip, to: [number, number] | undef
   return `<form class="inline" method="post" action="${action}" data-move="${name}">${csrfField(f.csrf)}<input type="hidden" name="start_time" value="${secs(to[0])}"><input type="hidden" name="end_time" value="${secs(to[1])}"><button type="submit" class="plain" aria-label="${esc(`${text} (clip ${c.rank})`)}">${esc(text)}</button></form>`;
 }
 
-/** The voices the transcript shows, and how a word's label shows (its name, else the label). */
+/** The voices the transcript shows (in order of first speech), which of them are names, and how a word's label shows (its name, else the label). */
 interface Cast {
   voices: string[];
+  named: Set<string>;
   shown: (label: string) => string;
 }
 
 function castOf(job: Job): Cast {
   const names = new Map((job.output?.speaker_names ?? []).map((n) => [n.speaker, n.name]));
-  return { voices: [...new Set((job.output?.transcript ?? []).map((s) => s.speaker))], shown: (label) => names.get(label) ?? label };
+  return { voices: [...new Set((job.output?.transcript ?? []).map((s) => s.speaker))], named: new Set(names.values()), shown: (label) => names.get(label) ?? label };
 }
 
 function lineEditor(f: Frame, jobId: string, words: Word[], s: Sentence, clipRank: number, cast: Cast): string {
@@ -179,14 +180,11 @@ function newClipForm(f: Frame, jobId: string, words: Word[], e: Edges): string {
  * The voices the transcript shows, each with a form to name it and, beside another voice, one to say
  * they are the same person: the speaker corrections of the API.
  */
-function speakersCard(f: Frame, job: Job): string {
-  const segments = job.output?.transcript ?? [];
-  const seconds = new Map<string, number>();
-  for (const s of segments) seconds.set(s.speaker, (seconds.get(s.speaker) ?? 0) + Math.max(0, s.end - s.start));
-  const voices = [...seconds.keys()];
+function speakersCard(f: Frame, job: Job, { voices, named }: Cast): string {
   if (!voices.length) return "";
+  const seconds = new Map<string, number>();
+  for (const s of job.output?.transcript ?? []) seconds.set(s.speaker, (seconds.get(s.speaker) ?? 0) + Math.max(0, s.end - s.start));
   const total = [...seconds.values()].reduce((a, b) => a + b, 0) || 1;
-  const named = new Set((job.output?.speaker_names ?? []).map((n) => n.name));
   const action = `/dashboard/jobs/${esc(job.id)}/corrections`;
   const rows = voices
     .map((v) => {
@@ -220,7 +218,7 @@ export function editorSection(f: Frame, job: Job, words: Word[] | undefined): st
   const cards = job.output.clips.map((c) => clipCard(f, job.id, c, words, e, cast)).join("");
   return `${EDITOR_STYLE}<section id="editor" data-job="${esc(job.id)}" aria-labelledby="editor-h"><h2 id="editor-h">Editor</h2>${note}
 ${replace}
-${speakersCard(f, job)}
+${speakersCard(f, job, cast)}
 <div class="clip-cards">${cards}</div>
 ${words && e ? newClipForm(f, job.id, words, e) : ""}
 </section><script src="/dashboard/editor.js" defer></script>`;
