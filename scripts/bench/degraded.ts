@@ -36,14 +36,17 @@ const verbose = process.argv.includes("--verbose");
 /** The whole transcription (`transcribeFile`, this recogniser) instead of the diarizer alone: the speakers the transcript shows and its DER. */
 const transcriptModel = process.argv.includes("--transcript") ? (arg("model") ?? "whisper-base") : undefined;
 
-/** One ffmpeg audio chain per degradation (applied to the 16 kHz mono source; the pipeline's own decode follows). */
-const VARIANTS: Record<string, { what: string; chain?: string; codec?: string[] }> = {
+/**
+ * One ffmpeg chain per degradation, applied to the 16 kHz mono source (the pipeline's own decode
+ * follows): a filter, output arguments and extension, or pink noise mixed in at an SNR.
+ */
+const VARIANTS: Record<string, { what: string; filter?: string; out?: string[]; ext?: string; noiseSnrDb?: number }> = {
   clean: { what: "as recorded" },
-  quiet: { what: "30 dB quieter", chain: "volume=-30dB" },
-  noise: { what: "pink noise 15 dB under the recording's mean level", chain: "NOISE" },
-  mp3: { what: "MP3 at 24 kbit/s, 16 kHz mono", codec: ["-c:a", "libmp3lame", "-b:a", "24k"] },
-  phone: { what: "300-3400 Hz at 8 kHz, mu-law", chain: "highpass=f=300,lowpass=f=3400,aresample=8000", codec: ["-c:a", "pcm_mulaw"] },
-  reverb: { what: "a room: echoes at 40, 70, 110 ms", chain: "aecho=0.8:0.7:40|70|110:0.4|0.3|0.2" },
+  quiet: { what: "30 dB quieter", filter: "volume=-30dB" },
+  noise: { what: "pink noise 15 dB under the recording's mean level", noiseSnrDb: 15 },
+  mp3: { what: "MP3 at 24 kbit/s, 16 kHz mono", out: ["-c:a", "libmp3lame", "-b:a", "24k", "-ar", "16000"], ext: "mp3" },
+  phone: { what: "300-3400 Hz at 8 kHz, mu-law", filter: "highpass=f=300,lowpass=f=3400,aresample=8000", out: ["-c:a", "pcm_mulaw"] },
+  reverb: { what: "a room: echoes at 40, 70, 110 ms", filter: "aecho=0.8:0.7:40|70|110:0.4|0.3|0.2" },
 };
 const variants = (arg("variants") ?? Object.keys(VARIANTS).join(",")).split(",");
 const files = (arg("files") ?? ["two_speakers_call", ...AMI_OPENINGS].join(",")).split(",");
@@ -62,16 +65,15 @@ async function degraded(name: string, variant: string): Promise<string> {
   const src = join(SHARED, `${name}.wav`);
   const v = VARIANTS[variant]!;
   if (variant === "clean") return src;
-  const ext = v.codec?.[1] === "libmp3lame" ? "mp3" : "wav";
-  const out = join(work, `${name}.${variant}.${ext}`);
+  const out = join(work, `${name}.${variant}.${v.ext ?? "wav"}`);
   if (existsSync(out)) return out;
-  if (v.chain === "NOISE") {
+  if (v.noiseSnrDb !== undefined) {
     const level = await meanVolumeDb(src);
     // anoisesrc's amplitude is a peak; its pink noise's mean level sits 14 dB under it (volumedetect, seed 7).
-    const amp = Math.pow(10, (level - 15 + 14) / 20);
+    const amp = Math.pow(10, (level - v.noiseSnrDb + 14) / 20);
     await ffmpeg(["-y", ...mediaInput(src), "-f", "lavfi", "-i", `anoisesrc=c=pink:r=16000:a=${amp.toFixed(5)}:seed=7`, "-filter_complex", "[0:a][1:a]amix=inputs=2:duration=first:normalize=0", "-ac", "1", "-ar", "16000", out]);
   } else {
-    await ffmpeg(["-y", ...mediaInput(src), ...(v.chain ? ["-af", v.chain] : []), "-ac", "1", ...(v.codec ?? []), ...(variant === "mp3" ? ["-ar", "16000"] : []), out]);
+    await ffmpeg(["-y", ...mediaInput(src), ...(v.filter ? ["-af", v.filter] : []), "-ac", "1", ...(v.out ?? []), out]);
   }
   return out;
 }
